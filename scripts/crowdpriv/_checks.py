@@ -1,0 +1,96 @@
+"""Parameter checks shared by every mechanism and estimator.
+
+Each check raises ``ValueError`` whose message names the parameter and the offending value,
+so a bad config value is traced back to its key without reading a traceback.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_positive",
+    "check_nonnegative",
+    "check_in_interval",
+    "check_int_at_least",
+    "check_greater_than",
+    "check_finite_array",
+]
+
+
+def _as_float(name: str, value: Any) -> float:
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(out):
+        raise ValueError(f"{name} must be a number, got NaN")
+    return out
+
+
+def check_positive(name: str, value: Any) -> float:
+    """Return ``value`` as float, or raise if it is not finite and > 0."""
+    out = _as_float(name, value)
+    if not (out > 0 and math.isfinite(out)):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return out
+
+
+def check_nonnegative(name: str, value: Any) -> float:
+    """Return ``value`` as float, or raise if it is not finite and >= 0."""
+    out = _as_float(name, value)
+    if not (out >= 0 and math.isfinite(out)):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return out
+
+
+def check_greater_than(name: str, value: Any, bound: float) -> float:
+    """Return ``value`` as float, or raise unless ``value > bound`` (e.g. PrisCrowd's γ > 1)."""
+    out = _as_float(name, value)
+    if not (out > bound and math.isfinite(out)):
+        raise ValueError(f"{name} must be a finite number > {bound}, got {value!r}")
+    return out
+
+
+def check_in_interval(
+    name: str,
+    value: Any,
+    low: float,
+    high: float,
+    *,
+    closed_low: bool = True,
+    closed_high: bool = False,
+) -> float:
+    """Return ``value`` as float, or raise unless it lies in the interval (default ``[low, high)``)."""
+    out = _as_float(name, value)
+    ok_low = out >= low if closed_low else out > low
+    ok_high = out <= high if closed_high else out < high
+    if not (ok_low and ok_high):
+        interval = f"{'[' if closed_low else '('}{low}, {high}{']' if closed_high else ')'}"
+        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+    return out
+
+
+def check_int_at_least(name: str, value: Any, minimum: int) -> int:
+    """Return ``value`` as int, or raise unless it is an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_finite_array(name: str, values: Any) -> np.ndarray:
+    """Return ``values`` as a float array, or raise if any entry is NaN or infinite."""
+    arr = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        first = arr[bad].ravel()[0]
+        raise ValueError(f"{name} must be finite; found {first!r} at {int(bad.sum())} position(s)")
+    return arr
