@@ -1,0 +1,25 @@
+# crowdpriv: reproduce PrisCrowd (IJCAI'19), PPTD (KDD'18) and LDP-sparse (BigData'18).
+# Run: snakemake --cores 2        Report: snakemake --report results/report.html
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/ldp_sparse.smk"
+include: "workflow/rules/pptd.smk"
+include: "workflow/rules/priscrowd.smk"
+
+
+rule all:
+    default_target: True
+    localrule: True
+    input:
+        rules.datasets.input,

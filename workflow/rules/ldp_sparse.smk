@@ -1,0 +1,1 @@
+# Rules for ldp_sparse: experiments, then tables/figures. (filled in by its issue)

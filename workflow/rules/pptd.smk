@@ -1,0 +1,1 @@
+# Rules for pptd: experiments, then tables/figures. (filled in by its issue)

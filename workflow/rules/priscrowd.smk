@@ -1,0 +1,1 @@
+# Rules for priscrowd: experiments, then tables/figures. (filled in by its issue)
