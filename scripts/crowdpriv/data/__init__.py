@@ -1,0 +1,43 @@
+"""Data acquisition, dataset readers, surrogate generators and dataset statistics."""
+
+from .acquire import ChecksumError, fetch_verified, sha256_of
+from .crowd_labels import read_adultcontent, read_web_mat
+from .indoor import simulate_indoor
+from .population import (
+    filter_population_claims,
+    parse_pop_tuples,
+    pop_tuples_to_claims,
+    read_pop_data_csv,
+    read_population_truth,
+)
+from .stats import compare_with_paper, dataset_statistics
+from .stock import (
+    STOCK_ATTRIBUTES,
+    build_stock_dataset,
+    parse_stock_number,
+    read_clean_stock_claims,
+    read_stock_gold_day,
+    simulate_stock_sources,
+)
+
+__all__ = [
+    "ChecksumError",
+    "fetch_verified",
+    "sha256_of",
+    "read_adultcontent",
+    "read_web_mat",
+    "simulate_indoor",
+    "filter_population_claims",
+    "parse_pop_tuples",
+    "pop_tuples_to_claims",
+    "read_pop_data_csv",
+    "read_population_truth",
+    "compare_with_paper",
+    "dataset_statistics",
+    "STOCK_ATTRIBUTES",
+    "build_stock_dataset",
+    "parse_stock_number",
+    "read_clean_stock_claims",
+    "read_stock_gold_day",
+    "simulate_stock_sources",
+]

@@ -1,0 +1,124 @@
+"""Dataset statistics (PrisCrowd Table 1 of the PDF extract; LDP-sparse Table II).
+
+Sparsity follows LDP-sparse Sec. VI-B: for each source (worker), the fraction of the dataset's
+objects (tasks) it did not answer; the table reports its minimum, maximum and average.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["dataset_statistics", "compare_with_paper", "PAPER_DATASET", "EXPLANATIONS"]
+
+#: Which row of ``paper_values/dataset_stats.csv`` each of our datasets is compared with.
+PAPER_DATASET = {
+    "population": ("PrisCrowd", "population"),
+    "stock_surrogate": ("PrisCrowd", "stock"),
+    "indoor_surrogate": ("PrisCrowd", "indoor"),
+    "web": ("LDP-sparse", "web"),
+    "adultcontent": ("LDP-sparse", "adultcontent"),
+}
+
+#: Why a dataset's numbers can differ from the paper's (appended to the computed differences).
+EXPLANATIONS = {
+    "population": (
+        "The full raw popTuples.txt is not available; claims come from bykau's derived "
+        "pop_data.csv (last claim per source and city-year by time span), filtered as the paper "
+        "says. The original code's year parsing (time_span[5:9]) and raw revision order cannot "
+        "be replayed without the raw file (see shared/datasets/population/SOURCE.md)."
+    ),
+    "stock_surrogate": (
+        "SURROGATE: real gold values (random_truth, the configured days) observed by simulated "
+        "sources; the real 55-source claims are not available. Objects = non-empty gold "
+        "(symbol, attribute, day) values of the configured days; claims depend on simulated "
+        "coverage, so the paper's claim count (not printed) is not comparable."
+    ),
+    "indoor_surrogate": (
+        "SURROGATE: simulated users and segments with the paper's counts (no public copy of "
+        "the indoor floorplan data exists); claims and sparsity are simulated."
+    ),
+    "web": (
+        "Different version: this is Zhou et al.'s full web-search set (2,665 tasks x 177 "
+        "workers); Sun et al. used a 34-worker, 177-task, 770-answer version that we cannot find. "
+        "Their 177 tasks coincide with this set's 177 workers."
+    ),
+    "adultcontent": (
+        "Answers are de-duplicated per exact (worker, URL) pair (89,799); Sun et al.'s 89,796 is "
+        "what case-insensitive de-duplication of pairs gives (see claims_casefold), while their "
+        "11,040 tasks count URLs case-sensitively. Only 333 gold URLs occur among labelled tasks."
+    ),
+}
+
+
+def dataset_statistics(claims: pd.DataFrame, truth: pd.DataFrame) -> dict:
+    """Return counts and sparsity of one dataset's claims and truth tables.
+
+    Returns
+    -------
+    dict with ``sources``, ``objects``, ``claims``, ``objects_with_truth``, ``sparsity_min``,
+    ``sparsity_max``, ``sparsity_avg`` (per-source fraction of objects not answered).
+    """
+    n_objects = claims["object"].nunique()
+    answered = claims.groupby("source")["object"].nunique().to_numpy()
+    sparsity = 1.0 - answered / n_objects if n_objects else np.array([np.nan])
+    return {
+        "sources": int(claims["source"].nunique()),
+        "objects": int(n_objects),
+        "claims": int(len(claims)),
+        "objects_with_truth": int(truth["object"].isin(set(claims["object"])).sum()),
+        "sparsity_min": float(sparsity.min()),
+        "sparsity_max": float(sparsity.max()),
+        "sparsity_avg": float(sparsity.mean()),
+    }
+
+
+def _implied_avg_sparsity(row: dict) -> float | None:
+    """Average sparsity implied by the paper's counts (each source's answers are distinct)."""
+    values = [row.get(f"paper_{c}") for c in ("claims", "sources", "objects", "sparsity_avg")]
+    if any(v is None or pd.isna(v) for v in values):
+        return None
+    claims, sources, objects, _ = values
+    return 1.0 - claims / (sources * objects)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:,.0f}" if float(x).is_integer() else f"{x:.6g}"
+
+
+def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+    """Put each dataset's statistics beside the paper's and note every mismatch.
+
+    ``stats`` has one row per dataset (column ``dataset`` plus :func:`dataset_statistics` keys);
+    ``paper`` is ``paper_values/dataset_stats.csv``. Adds ``paper``, ``paper_*`` columns,
+    ``rel_diff_*`` for the counts, and ``note``: the computed differences followed by the
+    dataset's explanation (empty where everything matches).
+    """
+    keyed = paper.set_index(["paper", "dataset"])
+    columns = ["sources", "objects", "claims", "sparsity_min", "sparsity_max", "sparsity_avg"]
+    rows = []
+    for record in stats.to_dict("records"):
+        name = record["dataset"]
+        key = PAPER_DATASET.get(name)
+        row = dict(record)
+        row["paper"] = key[0] if key else ""
+        diffs = []
+        for col in columns:
+            value = keyed.at[key, col] if key and key in keyed.index else np.nan
+            row[f"paper_{col}"] = value
+            if col in ("sources", "objects", "claims"):
+                rel = (record[col] - value) / value if pd.notna(value) else np.nan
+                row[f"rel_diff_{col}"] = rel
+            if pd.notna(value) and not np.isclose(record[col], value, rtol=0, atol=5e-7):
+                diffs.append(f"{col} {_fmt(record[col])} vs paper {_fmt(value)}")
+        implied = _implied_avg_sparsity(row)
+        if implied is not None and not np.isclose(implied, row["paper_sparsity_avg"], atol=5e-4):
+            diffs.append(
+                f"the paper's own counts imply average sparsity 1 - claims/(sources*objects) = "
+                f"{implied:.6f}, not its printed {row['paper_sparsity_avg']:.6f}"
+            )
+        row["note"] = (
+            "; ".join(diffs) + ". " + EXPLANATIONS.get(name, "") if diffs else ""
+        ).strip()
+        rows.append(row)
+    return pd.DataFrame(rows)

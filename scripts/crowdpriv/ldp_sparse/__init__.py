@@ -1,0 +1,16 @@
+"""LDP-sparse (Sun et al., IEEE BigData 2018): truth inference on sparse answers under LDP.
+
+Core of the reproduction: truth inference (Alg. 1), the LP/RR/MF/2-Layer perturbations, the
+theorem bounds, the synthetic generator and the experiment drivers. Plain numpy.
+"""
+
+from ._bounds import *  # noqa: F401,F403
+from ._bounds import __all__ as _b
+from ._inference import *  # noqa: F401,F403
+from ._inference import __all__ as _i
+from ._mechanisms import *  # noqa: F401,F403
+from ._mechanisms import __all__ as _m
+from ._synthetic import *  # noqa: F401,F403
+from ._synthetic import __all__ as _s
+
+__all__ = [*_i, *_m, *_b, *_s]

@@ -1,0 +1,263 @@
+"""The four LDP perturbations of LDP-sparse: LP (Eq. 6-7), RR (Eq. 8), MF (Eq. 9-10, Alg. 2)
+and the 2-Layer baseline (Sec. VI-A, after Li et al. KDD 2018).
+
+Every mechanism maps a worker x task answer matrix (``NaN`` = NULL, values in
+Γ = {0, 1, ..., K-1}; leading batch axes allowed) to a perturbed matrix of the same shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from crowdpriv._checks import (
+    check_in_interval,
+    check_int_at_least,
+    check_nonnegative,
+    check_positive,
+)
+
+__all__ = [
+    "check_domain_answers",
+    "lp_perturb",
+    "rr_keep_probability",
+    "rr_perturb",
+    "two_layer_epsilons",
+    "two_layer_perturb",
+    "draw_task_profiles",
+    "MFPrepared",
+    "mf_prepare",
+    "mf_perturb_prepared",
+    "mf_perturb",
+    "mf_objective",
+]
+
+
+def _check_epsilon(epsilon):
+    eps = np.asarray(epsilon, dtype=np.float64)
+    if eps.ndim == 0:
+        check_positive("epsilon", float(eps))
+    elif not (np.isfinite(eps).all() and (eps >= 0).all()):
+        raise ValueError(f"epsilon must be finite and >= 0 per worker, got {eps!r}")
+    return eps
+
+
+def check_domain_answers(answers, domain_size: int) -> np.ndarray:
+    """Return answers as an array after checking they are NULL (NaN) or integers in Γ.
+
+    Γ = {0, ..., domain_size-1} (LDP-sparse Sec. III-A: synthetic 0..9, real 0..4).
+    """
+    k = check_int_at_least("domain_size", domain_size, 2)
+    a = np.asarray(answers)
+    if a.ndim < 2:
+        raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {a.ndim}")
+    vals = a[~np.isnan(a)]
+    bad = (vals < 0) | (vals > k - 1) | (vals != np.round(vals))
+    if bad.any():
+        raise ValueError(
+            f"answers must be NULL (NaN) or integers in [0, {k - 1}] (domain_size={k}); "
+            f"found {vals[bad][0]!r}"
+        )
+    return a
+
+
+def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", dtype=np.float32):
+    """Laplace perturbation with NULL replacement (LDP-sparse Eq. 6-7, Theorem 1).
+
+    Each NULL is replaced by v (``null_fill="uniform"``: a uniform random answer in Γ, the
+    paper's experimental choice; a number: that constant in Γ), then Lap(|Γ|/ε) noise is added to
+    every cell, so the output is dense.
+
+    Parameters
+    ----------
+    answers : array_like, shape (..., m, n)
+    epsilon : float
+        Privacy budget ε > 0.
+    rng : numpy.random.Generator
+    domain_size : int
+        |Γ| (the Laplace scale is |Γ|/ε as printed in Eq. 7).
+    null_fill : "uniform" or float
+    """
+    eps = float(_check_epsilon(epsilon))
+    a = check_domain_answers(answers, domain_size)
+    k = int(domain_size)
+    null = np.isnan(a)
+    if isinstance(null_fill, str):
+        if null_fill != "uniform":
+            raise ValueError(f"null_fill must be 'uniform' or a number in Γ, got {null_fill!r}")
+        fill = rng.integers(0, k, size=a.shape).astype(dtype)
+    else:
+        check_in_interval("null_fill", null_fill, 0, k - 1, closed_high=True)
+        fill = dtype(null_fill)
+    out = np.where(null, fill, a).astype(dtype, copy=False)
+    out += rng.laplace(0.0, k / eps, size=a.shape).astype(dtype)
+    return out
+
+
+def rr_keep_probability(epsilon, domain_size: int):
+    """Probability that RR keeps a symbol, e^ε/(|Γ| + e^ε) (LDP-sparse Eq. 8).
+
+    Each of the |Γ| other symbols of Γ ∪ {NULL} is output with probability 1/(|Γ| + e^ε).
+    """
+    k = check_int_at_least("domain_size", domain_size, 2)
+    e = np.exp(_check_epsilon(epsilon))
+    return e / (k + e)
+
+
+def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32):
+    """Randomized response with NULL as one more symbol (LDP-sparse Eq. 8).
+
+    A cell keeps its symbol with probability e^ε/(|Γ|+e^ε); otherwise it becomes one of the |Γ|
+    other symbols of Γ ∪ {NULL}, uniformly. NULL may become an answer and vice versa.
+
+    Parameters
+    ----------
+    answers : array_like, shape (..., m, n)
+    epsilon : float or array_like
+        ε > 0, or per-worker budgets broadcastable to ``(..., m, 1)`` (used by 2-Layer).
+    rng : numpy.random.Generator
+    domain_size : int
+        |Γ|.
+    """
+    a = check_domain_answers(answers, domain_size)
+    k = int(domain_size)
+    keep_p = rr_keep_probability(epsilon, k)
+    codes = np.where(np.isnan(a), k, a).astype(np.int16)
+    keep = rng.random(a.shape, dtype=np.float32) < keep_p
+    shift = rng.integers(1, k + 1, size=a.shape, dtype=np.int16)
+    out = np.where(keep, codes, (codes + shift) % (k + 1))
+    return np.where(out == k, np.nan, out).astype(dtype)
+
+
+def two_layer_epsilons(epsilon, n_workers: int, *, rng, spread: float = 1.0, batch=()):
+    """Per-worker budgets of the 2-Layer baseline: ε_i ~ U(ε(1 − spread), ε(1 + spread)).
+
+    Sun et al. (Sec. VI-D) adapt Li et al. (KDD 2018) so that each worker draws its own ε_i
+    uniformly with mean ε; ``spread=1`` (default) gives U(0, 2ε).
+    """
+    eps = check_positive("epsilon", epsilon)
+    spread = check_in_interval("spread", spread, 0.0, 1.0, closed_high=True)
+    m = check_int_at_least("n_workers", n_workers, 1)
+    return rng.uniform(eps * (1 - spread), eps * (1 + spread), size=tuple(batch) + (m,))
+
+
+def two_layer_perturb(
+    answers, epsilon, *, rng, domain_size: int, spread: float = 1.0, dtype=np.float32
+):
+    """2-Layer baseline: per-worker ε_i (:func:`two_layer_epsilons`), then RR with NULL (Eq. 8)."""
+    a = np.asarray(answers)
+    if a.ndim < 2:
+        raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {a.ndim}")
+    eps_i = two_layer_epsilons(epsilon, a.shape[-2], rng=rng, spread=spread, batch=a.shape[:-2])
+    return rr_perturb(a, eps_i[..., None], rng=rng, domain_size=domain_size, dtype=dtype)
+
+
+def draw_task_profiles(n_tasks: int, d: int, *, rng, l1_norm: float = 1.0):
+    """Data-independent task profile matrix V (d x n) with ‖v_j‖₁ = ``l1_norm`` ≤ 1 (Sec. V).
+
+    Entries are U(0, 1) draws, each column rescaled to the given 1-norm. Non-negative columns
+    with equal 1-norm let u = c·(d/l1_norm)·1 reproduce a constant answer c exactly, i.e. the
+    factorisation can carry a worker's typical answer to the tasks he left NULL.
+    """
+    n = check_int_at_least("n_tasks", n_tasks, 1)
+    d = check_int_at_least("d", d, 1)
+    l1 = check_in_interval("l1_norm", l1_norm, 0.0, 1.0, closed_low=False, closed_high=True)
+    x = rng.random((d, n)) + np.finfo(float).tiny
+    return x / x.sum(0) * l1
+
+
+@dataclass(frozen=True)
+class MFPrepared:
+    """Per-worker quantities of MF that do not depend on the noise (reused across ε).
+
+    ``solver`` is the (pseudo-)inverse of G_i + λI with G_i = Σ_{j∈T_i} v_j v_jᵀ, shape
+    (..., m, d, d); ``rhs`` is b_i = Σ_{j∈T_i} a_ij v_j, shape (..., m, d); ``profiles`` is V.
+    """
+
+    solver: np.ndarray
+    rhs: np.ndarray
+    profiles: np.ndarray
+    domain_size: int
+
+
+def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond: float = 1e-8):
+    """Set up each worker's closed-form MF solve (LDP-sparse Eq. 9-10).
+
+    Setting the gradient of L_DP = Σ_{j∈T_i}(a_ij − uᵀv_j)² + 2uᵀη_i (+ λ‖u‖²) to zero gives
+    (G_i + λI) u = b_i − η_i. With ``ridge`` λ = 0 (default) this is the exact minimiser when
+    G_i is invertible; when it is singular (e.g. |T_i| < d) L_DP is unbounded below along the
+    null space and we return the minimum-norm solution (Moore-Penrose pseudo-inverse,
+    eigenvalues below ``rcond`` x the largest are dropped). Gradient descent as in Alg. 2
+    reaches the same point when it converges.
+
+    Parameters
+    ----------
+    answers : array_like, shape (..., m, n)
+        ``NaN`` = NULL (excluded from T_i).
+    profiles : array_like, shape (d, n)
+        Task profile matrix V from :func:`draw_task_profiles`.
+    domain_size : int
+    ridge : float
+        λ ≥ 0. A ridge term leaves the ε-LDP proof of Theorem 4 intact (it cancels in
+        η_i − η_j because u is the same).
+    rcond : float
+    """
+    a = check_domain_answers(answers, domain_size)
+    v = np.asarray(profiles, dtype=np.float64)
+    if v.ndim != 2 or v.shape[1] != a.shape[-1]:
+        raise ValueError(f"profiles must have shape (d, {a.shape[-1]}), got {v.shape}")
+    if (np.abs(v).sum(0) > 1 + 1e-9).any():
+        raise ValueError("profiles must satisfy ||v_j||_1 <= 1 for every task (LDP-sparse Sec. V)")
+    ridge = check_nonnegative("ridge", ridge)
+    rcond = check_nonnegative("rcond", rcond)
+    d, n = v.shape
+    mask = ~np.isnan(a)
+    outer = np.einsum("an,bn->nab", v, v).reshape(n, d * d)
+    gram = (mask.astype(np.float64) @ outer).reshape(a.shape[:-1] + (d, d))
+    gram += ridge * np.eye(d)
+    rhs = np.where(mask, a, 0.0) @ v.T
+    w, q = np.linalg.eigh(gram)
+    cut = rcond * np.maximum(w[..., -1:], 0.0)
+    inv = np.where(w > np.maximum(cut, 1e-300), 1.0 / np.where(w > 0, w, 1.0), 0.0)
+    solver = (q * inv[..., None, :]) @ np.swapaxes(q, -1, -2)
+    return MFPrepared(solver, rhs, v, int(domain_size))
+
+
+def mf_perturb_prepared(prepared: MFPrepared, epsilon, *, rng, dtype=np.float32, return_u=False):
+    """MF perturbation from :func:`mf_prepare`: draw η_i ~ Lap(|Γ|/ε)^d, solve, send u_iᵀV.
+
+    LDP-sparse Eq. 9-10 and Alg. 2 (closed form instead of gradient descent). The output is a
+    dense (..., m, n) matrix. With ``return_u`` also returns (u, η).
+    """
+    eps = float(_check_epsilon(epsilon))
+    eta = rng.laplace(0.0, prepared.domain_size / eps, size=prepared.rhs.shape)
+    u = np.einsum("...ij,...j->...i", prepared.solver, prepared.rhs - eta)
+    out = (u.astype(dtype) @ prepared.profiles.astype(dtype)).astype(dtype, copy=False)
+    return (out, u, eta) if return_u else out
+
+
+def mf_perturb(
+    answers, epsilon, *, rng, domain_size: int, d: int = 10, profiles=None, ridge=0.0,
+    l1_norm=1.0, dtype=np.float32,
+):
+    """Matrix-factorisation perturbation (LDP-sparse Sec. V, Eq. 9-10, Alg. 2).
+
+    The data curator draws V (:func:`draw_task_profiles`, unless ``profiles`` is given), each
+    worker minimises the objective-perturbed loss and sends u_iᵀV (dense).
+    """
+    a = check_domain_answers(answers, domain_size)
+    if profiles is None:
+        profiles = draw_task_profiles(a.shape[-1], d, rng=rng, l1_norm=l1_norm)
+    prep = mf_prepare(a, profiles, domain_size=domain_size, ridge=ridge)
+    return mf_perturb_prepared(prep, epsilon, rng=rng, dtype=dtype)
+
+
+def mf_objective(answers_row, u, profiles, eta, *, ridge: float = 0.0) -> float:
+    """L_DP(a_i, u, V) of LDP-sparse Eq. 9 for one worker (plus optional λ‖u‖²)."""
+    a = np.asarray(answers_row, dtype=np.float64)
+    v = np.asarray(profiles, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    t = ~np.isnan(a)
+    resid = a[t] - u @ v[:, t]
+    return float(resid @ resid + 2.0 * u @ np.asarray(eta) + ridge * u @ u)

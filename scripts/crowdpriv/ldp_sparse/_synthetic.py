@@ -1,0 +1,84 @@
+"""Synthetic sparse crowdsourcing answers of LDP-sparse Sec. VI-A."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from crowdpriv._checks import check_in_interval, check_int_at_least, check_positive
+
+__all__ = ["SyntheticAnswers", "place_nulls", "generate_synthetic"]
+
+
+@dataclass(frozen=True)
+class SyntheticAnswers:
+    """Answers (m x n, ``NaN`` = NULL), ground truth (n,) and worker error deviations (m,)."""
+
+    answers: np.ndarray
+    truth: np.ndarray
+    sigma: np.ndarray
+
+
+def place_nulls(n_workers: int, n_tasks: int, sparsity: float, *, rng) -> np.ndarray:
+    """Boolean answered-mask where every worker leaves a fraction ``sparsity`` of tasks NULL.
+
+    Each worker answers exactly max(1, round((1 − sparsity)·n)) tasks drawn uniformly without
+    replacement (the paper assumes each worker answers at least one task, Sec. III-A).
+    """
+    m = check_int_at_least("n_workers", n_workers, 1)
+    n = check_int_at_least("n_tasks", n_tasks, 1)
+    s = check_in_interval("sparsity", sparsity, 0.0, 1.0)
+    k = max(1, int(round((1.0 - s) * n)))
+    if k >= n:
+        return np.ones((m, n), dtype=bool)
+    keys = rng.random((m, n), dtype=np.float32)
+    idx = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    mask = np.zeros((m, n), dtype=bool)
+    np.put_along_axis(mask, idx, True, axis=1)
+    return mask
+
+
+def generate_synthetic(
+    n_workers: int,
+    n_tasks: int,
+    sparsity: float,
+    *,
+    rng,
+    domain_size: int = 10,
+    truth_mean: float = 0.0,
+    truth_std: float = 1.0,
+    sigma_high: float = 1.0,
+    sigma_low: float = 5.0,
+    high_quality_fraction: float = 0.5,
+    dtype=np.float32,
+) -> SyntheticAnswers:
+    """Synthetic dataset of LDP-sparse Sec. VI-A.
+
+    Truth μ_j ~ N(truth_mean, truth_std²) rounded and clipped into Γ = {0, ..., K-1};
+    a random ``high_quality_fraction`` of the workers have σ_i = ``sigma_high``, the rest
+    ``sigma_low``; answers a_ij = μ_j + N(0, σ_i²) rounded and clipped into Γ; then NULLs are
+    placed with :func:`place_nulls` so that every worker has sparsity ``sparsity``.
+
+    Returns
+    -------
+    SyntheticAnswers
+    """
+    m = check_int_at_least("n_workers", n_workers, 1)
+    n = check_int_at_least("n_tasks", n_tasks, 1)
+    k = check_int_at_least("domain_size", domain_size, 2)
+    check_in_interval("sparsity", sparsity, 0.0, 1.0)
+    truth_std = check_positive("truth_std", truth_std)
+    sigma_high = check_positive("sigma_high", sigma_high)
+    sigma_low = check_positive("sigma_low", sigma_low)
+    frac = check_in_interval("high_quality_fraction", high_quality_fraction, 0.0, 1.0, closed_high=True)
+    truth = np.clip(np.rint(rng.normal(truth_mean, truth_std, size=n)), 0, k - 1)
+    n_high = int(round(frac * m))
+    sigma = np.full(m, sigma_low)
+    sigma[rng.permutation(m)[:n_high]] = sigma_high
+    noise = rng.standard_normal((m, n), dtype=np.float32) * sigma[:, None].astype(np.float32)
+    answers = np.clip(np.rint(truth[None, :].astype(np.float32) + noise), 0, k - 1).astype(dtype)
+    del noise
+    mask = place_nulls(m, n, sparsity, rng=rng)
+    answers[~mask] = np.nan
+    return SyntheticAnswers(answers, truth, sigma)

@@ -1,0 +1,168 @@
+"""PPTD's privacy level (Theorem 4.10, Lemma 4.8) and utility bound (Theorem 4.3).
+
+Notation: λ1 is the rate of the users' error variances ``σ_s² ~ Exp(λ1)``, λ2 the rate of the
+noise variances ``δ_s² ~ Exp(λ2)``, ``c = λ1/λ2`` the noise level (``1/λ2 = c/λ1``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_in_interval, check_int_at_least, check_positive
+
+__all__ = [
+    "gamma_s",
+    "lemma48_probability",
+    "epsilon_from_lambda2",
+    "lambda2_from_epsilon",
+    "expected_y",
+    "utility_alpha_lower",
+    "utility_c_upper",
+    "utility_alpha",
+]
+
+
+def _pos_array(name, value):
+    arr = np.asarray(value, dtype=float)
+    for v in arr.ravel():
+        check_positive(name, v)
+    return arr
+
+
+def gamma_s(b: float, eta: float) -> float:
+    """``γ_s = b sqrt(2 ln(1/(1-η)))`` (PPTD Lemma 4.8).
+
+    Parameters
+    ----------
+    b : float
+        Gaussian-tail constant, > 0.
+    eta : float
+        Probability ``Pr{σ_s ≤ M}`` in (0, 1).
+    """
+    b = check_positive("b", b)
+    eta = check_in_interval("eta", eta, 0.0, 1.0, closed_low=False)
+    return b * np.sqrt(2.0 * np.log(1.0 / (1.0 - eta)))
+
+
+def lemma48_probability(b: float, eta: float) -> float:
+    """Probability ``η (1 - 2 e^{-b²/2} / b)`` with which Lemma 4.8's bound on Δ_s holds.
+
+    Negative values mean the lemma is vacuous for that ``b`` (below about 1.2).
+    """
+    b = check_positive("b", b)
+    eta = check_in_interval("eta", eta, 0.0, 1.0, closed_low=False)
+    return eta * (1.0 - 2.0 * np.exp(-(b**2) / 2.0) / b)
+
+
+def epsilon_from_lambda2(lam1, lam2, *, b: float, eta: float, delta: float):
+    """Privacy level ε of PPTD Theorem 4.10 for noise rate λ2.
+
+    Theorem 4.10 gives (ε, δ)-LDP when ``c ≥ γ_s² / (2 λ1 ε ln(1/(1-δ)))``; the smallest such
+    ε for ``c = λ1/λ2`` is ``ε = γ_s² / (2 λ1 c ln(1/(1-δ))) = γ_s² λ2 / (2 λ1² ln(1/(1-δ)))``.
+
+    Parameters
+    ----------
+    lam1, lam2 : float or array_like
+        Rates > 0 (broadcast together).
+    b, eta : float
+        Lemma 4.8 constants (see :func:`gamma_s`).
+    delta : float
+        The δ of (ε, δ)-LDP, in (0, 1).
+    """
+    l1 = _pos_array("lam1", lam1)
+    l2 = _pos_array("lam2", lam2)
+    delta = check_in_interval("delta", delta, 0.0, 1.0, closed_low=False)
+    g2 = gamma_s(b, eta) ** 2
+    c = l1 / l2
+    return g2 / (2.0 * l1 * c * np.log(1.0 / (1.0 - delta)))
+
+
+def lambda2_from_epsilon(epsilon, lam1, *, b: float, eta: float, delta: float):
+    """Inverse of :func:`epsilon_from_lambda2`: ``λ2 = 2 λ1² ε ln(1/(1-δ)) / γ_s²``."""
+    eps = _pos_array("epsilon", epsilon)
+    l1 = _pos_array("lam1", lam1)
+    delta = check_in_interval("delta", delta, 0.0, 1.0, closed_low=False)
+    g2 = gamma_s(b, eta) ** 2
+    return 2.0 * l1**2 * eps * np.log(1.0 / (1.0 - delta)) / g2
+
+
+def expected_y(lam1: float, lam2: float) -> float:
+    """``E(Y)``, ``Y = sqrt(σ_s² + σ_s'² + δ_s'²)``, computed exactly (PPTD proof of Thm. 4.3).
+
+    With ``X = Y² ~ Gamma(2, rate λ1) + Exp(λ2)`` (independent),
+    ``E√X = (1 / (2√π)) ∫_0^∞ (1 - E e^{-tX}) t^{-3/2} dt`` and
+    ``E e^{-tX} = (λ1/(λ1+t))² λ2/(λ2+t)``; the integral is evaluated by quadrature. The
+    closed form printed in the proof disagrees with this (and with Monte Carlo), see
+    :func:`utility_alpha_lower`.
+    """
+    from scipy.integrate import quad
+
+    l1 = check_positive("lam1", lam1)
+    l2 = check_positive("lam2", lam2)
+
+    def integrand(t):
+        lt = (l1 / (l1 + t)) ** 2 * l2 / (l2 + t)
+        return (1.0 - lt) * t**-1.5
+
+    # substitute t = u^2 to remove the t^{-1/2} behaviour at 0: dt = 2u du
+    val, _ = quad(lambda u: 2 * u * integrand(u * u), 0, np.inf, limit=200)
+    return val / (2 * np.sqrt(np.pi))
+
+
+def utility_alpha_lower(lam1, c, *, form: str = "printed"):
+    """``α_{λ1,c}`` of PPTD Theorem 4.3: the smallest α with ``sqrt(2/π) E(Y) < α/2``.
+
+    ``form="printed"``: the paper's expression
+    ``α_{λ1,c} = 2√2 / (√λ1 (1-c)) · (3/4 - c(c + √c + 1) / (√2 (1 + √c)))`` (c ≠ 1) and
+    Theorem A.1's ``15 √(2 λ1) / 8`` (c = 1), evaluated as is. ``form="exact"``:
+    ``2√2/√π · E(Y)`` with :func:`expected_y` (λ2 = λ1/c); the printed E(Y) is not the mean of
+    Y (e.g. λ1 = 2, c = 2: printed 2.30, exact 1.35), so the two forms differ.
+    """
+    l1 = _pos_array("lam1", lam1)
+    cc = _pos_array("c", c)
+    l1, cc = np.broadcast_arrays(l1, cc)
+    if form == "exact":
+        out = np.empty(l1.shape)
+        for idx in np.ndindex(l1.shape):
+            out[idx] = 2 * np.sqrt(2 / np.pi) * expected_y(l1[idx], l1[idx] / cc[idx])
+        return out
+    if form != "printed":
+        raise ValueError(f"form must be 'printed' or 'exact', got {form!r}")
+    one = np.isclose(cc, 1.0)
+    cs = np.where(one, 0.5, cc)  # any value != 1; the c = 1 entries take Theorem A.1 below
+    general = (2 * np.sqrt(2) / (np.sqrt(l1) * (1 - cs))) * (
+        0.75 - cs * (cs + np.sqrt(cs) + 1) / (np.sqrt(2) * (1 + np.sqrt(cs)))
+    )
+    special = 15 * np.sqrt(2 * l1) / 8
+    return np.where(one, special, general)
+
+
+def utility_c_upper(lam1, alpha, beta, n_users):
+    """``C_{λ1,α,β,S} = λ1 √π (α²βS²/(4√2) + α²√π/8 + α + 2/√π) - 2`` (PPTD Eq. 15)."""
+    l1 = _pos_array("lam1", lam1)
+    a = _pos_array("alpha", alpha)
+    bt = np.asarray(beta, dtype=float)
+    for v in bt.ravel():
+        check_in_interval("beta", v, 0.0, 1.0, closed_high=True)
+    s = check_int_at_least("n_users", n_users, 1)
+    sp = np.sqrt(np.pi)
+    return l1 * sp * (a**2 * bt * s**2 / (4 * np.sqrt(2)) + a**2 * sp / 8 + a + 2 / sp) - 2
+
+
+def utility_alpha(lam1, c, beta, n_users, *, form: str = "printed"):
+    """Smallest α for which PPTD Theorem 4.3 guarantees (α, β)-utility at noise level c.
+
+    Theorem 4.3 needs ``α > α_{λ1,c}`` and ``c ≤ C_{λ1,α,β,S}``; C is increasing in α, so the
+    second condition is ``α ≥`` the positive root of ``C_{λ1,α,β,S} = c`` (a quadratic in α).
+    Returns ``max(α_{λ1,c}, root)``: then ``Pr{MAE ≥ α} ≤ β`` by the theorem. ``form``
+    selects the printed or exact ``α_{λ1,c}`` (:func:`utility_alpha_lower`).
+    """
+    l1 = _pos_array("lam1", lam1)
+    cc = _pos_array("c", c)
+    bt = check_in_interval("beta", beta, 0.0, 1.0, closed_low=False, closed_high=True)
+    s = check_int_at_least("n_users", n_users, 1)
+    sp = np.sqrt(np.pi)
+    qa = bt * s**2 / (4 * np.sqrt(2)) + sp / 8
+    qc = 2 / sp - (cc + 2) / (l1 * sp)
+    root = (-1 + np.sqrt(np.maximum(1 - 4 * qa * qc, 0.0))) / (2 * qa)
+    return np.maximum(utility_alpha_lower(l1, cc, form=form), np.maximum(root, 0.0))

@@ -1,0 +1,263 @@
+"""Per-object normalisation, bandwidths, Gaussian kernels and closed-form ISE.
+
+PrisCrowd (Huai et al., IJCAI 2019) works object by object on claims of very different sizes.
+Objects are therefore packed into :class:`ObjectBatch` es: padded ``(G, n)`` arrays with a
+boolean mask, grouped by claim count, so every step is a batched numpy operation.
+
+Kernel: the normal density ``K_h(x - y) = N(x - y; 0, h^2)`` (PrisCrowd Sec. 3 / App. A), used
+both as the KDE component and as the reproducing kernel of the RKHS in which the distances of
+Eq. 1-4 are taken (``<Phi(x), Phi(y)> = K_h(x - y)``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._checks import check_nonnegative, check_positive
+
+__all__ = [
+    "BANDWIDTH_RULES",
+    "ObjectBatch",
+    "normalise_objects",
+    "bandwidth",
+    "gaussian_density",
+    "gram_matrices",
+    "rkhs_sq_distances",
+    "mixture_cross",
+    "ise_gaussian_mixtures",
+    "pack_objects",
+]
+
+BANDWIDTH_RULES = ("mad", "silverman")
+_SQRT_2PI = np.sqrt(2.0 * np.pi)
+
+
+def gaussian_density(d, var):
+    """Normal density ``N(d; 0, var)`` evaluated elementwise (broadcasting)."""
+    d = np.asarray(d, dtype=float)
+    var = np.asarray(var, dtype=float)
+    return np.exp(-0.5 * d * d / var) / np.sqrt(2.0 * np.pi * var)
+
+
+def normalise_objects(values, mask, object_names=None):
+    """Z-score the claims of every object (PrisCrowd Sec. 5, as KDEm does).
+
+    Parameters
+    ----------
+    values, mask : ndarray, shape (G, n)
+        Padded claims and validity mask.
+    object_names : sequence of str, optional
+        Used to name an offending object in error messages.
+
+    Returns
+    -------
+    z : ndarray (G, n)
+        ``(x - mean) / std`` on valid entries, 0 on padding.
+    mean, scale : ndarray (G,)
+        Per-object mean and population standard deviation (ddof=0). An object whose claims are
+        all equal gets ``scale = 1`` (its claims all map to 0).
+
+    Raises
+    ------
+    ValueError
+        If an object has fewer than two claims (a z-score needs two).
+    """
+    values = np.asarray(values, dtype=float)
+    mask = np.asarray(mask, dtype=bool)
+    counts = mask.sum(axis=1)
+    if (counts < 2).any():
+        i = int(np.flatnonzero(counts < 2)[0])
+        name = object_names[i] if object_names is not None else i
+        raise ValueError(
+            f"object {name!r} has {int(counts[i])} claim(s); PrisCrowd's per-object "
+            "normalisation needs at least 2 (filter such objects first)"
+        )
+    x = np.where(mask, values, 0.0)
+    mean = x.sum(axis=1) / counts
+    dev = np.where(mask, values - mean[:, None], 0.0)
+    std = np.sqrt((dev * dev).sum(axis=1) / counts)
+    scale = np.where(std > 0, std, 1.0)
+    z = np.where(mask, dev / scale[:, None], 0.0)
+    return z, mean, scale
+
+
+def bandwidth(z, mask, *, rule="mad", mad_min=1e-6, h_min=0.05):
+    """Per-object bandwidth in normalised units (PrisCrowd Sec. 3; rule from KDEm).
+
+    ``rule="mad"``: the median absolute deviation of the normalised claims (KDEm's choice,
+    but per object, not once for all). Where the MAD is below ``mad_min`` (ties: 39 % of
+    population objects) it falls back to Silverman's rule ``1.06 * std * n^(-1/5)``, where std is
+    the object's normalised std (1, or 0 if all claims are equal). ``rule="silverman"`` uses the
+    latter throughout. Finally every bandwidth is floored at ``h_min``.
+
+    Returns
+    -------
+    h : ndarray (G,)
+    """
+    if rule not in BANDWIDTH_RULES:
+        raise ValueError(f"bandwidth rule must be one of {BANDWIDTH_RULES}, got {rule!r}")
+    check_nonnegative("mad_min", mad_min)
+    check_positive("h_min", h_min)
+    z = np.asarray(z, dtype=float)
+    mask = np.asarray(mask, dtype=bool)
+    n = mask.sum(axis=1)
+    zn = np.where(mask, z, np.nan)
+    std = np.sqrt(np.nanmean(zn * zn, axis=1) - np.nanmean(zn, axis=1) ** 2).clip(min=0)
+    silver = 1.06 * std * n ** (-0.2)
+    if rule == "mad":
+        med = np.nanmedian(zn, axis=1)
+        mad = np.nanmedian(np.abs(zn - med[:, None]), axis=1)
+        h = np.where(mad >= max(mad_min, 1e-300), mad, silver)
+    else:
+        h = silver
+    return np.maximum(h, h_min)
+
+
+def gram_matrices(z, mask, h):
+    """Gram matrices ``K[g, s, t] = N(z_gs - z_gt; 0, h_g^2)``, zero on padding."""
+    z = np.asarray(z, dtype=float)
+    d = z[:, :, None] - z[:, None, :]
+    K = gaussian_density(d, (np.asarray(h, dtype=float) ** 2)[:, None, None])
+    m = np.asarray(mask, dtype=bool)
+    return K * (m[:, :, None] & m[:, None, :])
+
+
+def rkhs_sq_distances(K, w):
+    """``||Phi(x_s) - sum_t w_t Phi(x_t)||^2`` for every claim s (PrisCrowd Eq. 1-4).
+
+    Closed form from the Gram matrix: ``K_ss - 2 (K w)_s + w^T K w``; clipped at 0 against
+    round-off. ``K`` has shape (G, n, n), ``w`` (G, n) (zero on padding).
+    """
+    Kw = np.einsum("gst,gt->gs", K, w)
+    quad = np.einsum("gs,gs->g", w, Kw)
+    diag = np.einsum("gss->gs", K)
+    return np.maximum(diag - 2.0 * Kw + quad[:, None], 0.0)
+
+
+def mixture_cross(w1, mu1, sd1, w2, mu2, sd2):
+    """``∫ f1 f2 dx`` for Gaussian mixtures ``f = sum_j w_j N(mu_j, sd_j^2)``.
+
+    Uses ``∫ N(x; a, s^2) N(x; b, t^2) dx = N(a - b; 0, s^2 + t^2)``. The last axis indexes
+    components; leading axes broadcast. Zero weights switch components off (padding).
+    """
+    w1, mu1, sd1 = (np.asarray(a, dtype=float) for a in (w1, mu1, sd1))
+    w2, mu2, sd2 = (np.asarray(a, dtype=float) for a in (w2, mu2, sd2))
+    w1, mu1, sd1 = np.broadcast_arrays(w1, mu1, sd1)
+    w2, mu2, sd2 = np.broadcast_arrays(w2, mu2, sd2)
+    d = mu1[..., :, None] - mu2[..., None, :]
+    var = sd1[..., :, None] ** 2 + sd2[..., None, :] ** 2
+    dens = gaussian_density(d, var)
+    return np.einsum("...j,...jk,...k->...", w1, dens, w2)
+
+
+def ise_gaussian_mixtures(w1, mu1, sd1, w2, mu2, sd2):
+    """Integrated squared error ``∫ (f1 - f2)^2 dx`` of two Gaussian mixtures, closed form.
+
+    PrisCrowd App. D: ``ISE = sum_i ∫ (f*_i - f~_i)^2``; this returns the per-object term. No
+    grid: ``∫f1² - 2∫f1 f2 + ∫f2²`` with :func:`mixture_cross`. Clipped at 0 against round-off.
+    """
+    a = mixture_cross(w1, mu1, sd1, w1, mu1, sd1)
+    b = mixture_cross(w1, mu1, sd1, w2, mu2, sd2)
+    c = mixture_cross(w2, mu2, sd2, w2, mu2, sd2)
+    return np.maximum(a - 2.0 * b + c, 0.0)
+
+
+@dataclass
+class ObjectBatch:
+    """Objects with claim counts padded to ``n`` (one group of :func:`pack_objects`).
+
+    Attributes
+    ----------
+    index : ndarray (G,) int
+        Position of each object in the full object list.
+    values, z : ndarray (G, n)
+        Raw and normalised claims (0 on padding).
+    mask : ndarray (G, n) bool
+    src : ndarray (G, n) int
+        Source (user) index of each claim, -1 on padding.
+    mean, scale, h : ndarray (G,)
+        Normalisation constants and bandwidth (normalised units).
+    K : ndarray (G, n, n)
+        Gram matrix of the kernel ``N(.; 0, h^2)``.
+    """
+
+    index: np.ndarray
+    values: np.ndarray
+    z: np.ndarray
+    mask: np.ndarray
+    src: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    h: np.ndarray
+    K: np.ndarray
+
+    @property
+    def counts(self) -> np.ndarray:
+        return self.mask.sum(axis=1)
+
+
+def _bucket(n: np.ndarray) -> np.ndarray:
+    """Padded width for a claim count: exact up to 8, then the next power of two."""
+    n = np.asarray(n)
+    return np.where(n <= 8, n, 2 ** np.ceil(np.log2(np.maximum(n, 1))).astype(int))
+
+
+def pack_objects(
+    obj_codes, src_codes, values, *, n_objects, object_names=None, rule="mad", mad_min=1e-6,
+    h_min=0.05,
+):
+    """Group flat claims by object into padded :class:`ObjectBatch` es (no loop over claims).
+
+    Parameters
+    ----------
+    obj_codes, src_codes : ndarray (C,) int
+        Object and source index of each claim (one claim per source and object).
+    values : ndarray (C,)
+    n_objects : int
+    object_names : sequence, optional
+        For error messages.
+    rule, mad_min, h_min
+        Passed to :func:`bandwidth`.
+
+    Returns
+    -------
+    list of ObjectBatch
+        Objects bucketed by claim count (exact up to 8, then powers of two).
+    """
+    obj_codes = np.asarray(obj_codes, dtype=int)
+    src_codes = np.asarray(src_codes, dtype=int)
+    values = np.asarray(values, dtype=float)
+    counts = np.bincount(obj_codes, minlength=n_objects)
+    if (counts < 2).any():
+        i = int(np.flatnonzero(counts < 2)[0])
+        name = object_names[i] if object_names is not None else i
+        raise ValueError(
+            f"object {name!r} has {int(counts[i])} claim(s); PrisCrowd's per-object "
+            "normalisation needs at least 2 (filter such objects first)"
+        )
+    order = np.argsort(obj_codes, kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    pos = np.arange(len(obj_codes)) - starts[obj_codes[order]]
+    width = _bucket(counts)
+    batches = []
+    for w in np.unique(width):
+        objs = np.flatnonzero(width == w)
+        row = np.full(n_objects, -1)
+        row[objs] = np.arange(len(objs))
+        sel = row[obj_codes[order]] >= 0
+        r, c = row[obj_codes[order]][sel], pos[sel]
+        vals = np.zeros((len(objs), w))
+        src = np.full((len(objs), w), -1)
+        mask = np.zeros((len(objs), w), dtype=bool)
+        vals[r, c] = values[order][sel]
+        src[r, c] = src_codes[order][sel]
+        mask[r, c] = True
+        names = None if object_names is None else [object_names[i] for i in objs]
+        z, mean, scale = normalise_objects(vals, mask, names)
+        h = bandwidth(z, mask, rule=rule, mad_min=mad_min, h_min=h_min)
+        batches.append(
+            ObjectBatch(objs, vals, z, mask, src, mean, scale, h, gram_matrices(z, mask, h))
+        )
+    return batches

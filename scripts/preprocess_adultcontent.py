@@ -1,0 +1,15 @@
+"""Adapter for rule preprocess_adultcontent (LDP-sparse's AdultContent)."""
+
+from crowdpriv.data import read_adultcontent
+from crowdpriv.runtime import log_to, write_csv
+
+logger = log_to(snakemake.log[0])
+claims, truth = read_adultcontent(
+    snakemake.input.labels,
+    snakemake.input.gold,
+    snakemake.input.categories,
+    duplicate_policy=snakemake.params.cfg["duplicate_policy"],
+)
+logger.info("adultcontent: %d answers, %d gold tasks", len(claims), len(truth))
+write_csv(claims, snakemake.output.claims)
+write_csv(truth, snakemake.output.truth)

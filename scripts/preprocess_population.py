@@ -1,0 +1,24 @@
+"""Adapter for rule preprocess_population (PrisCrowd's population preprocessing)."""
+
+from crowdpriv.data import (
+    filter_population_claims,
+    parse_pop_tuples,
+    pop_tuples_to_claims,
+    read_pop_data_csv,
+    read_population_truth,
+)
+from crowdpriv.runtime import log_to, write_csv
+
+logger = log_to(snakemake.log[0])
+cfg = snakemake.params.cfg
+if cfg["claims_from"] == "raw_tuples":
+    raw = pop_tuples_to_claims(parse_pop_tuples(snakemake.input.claims))
+else:
+    raw = read_pop_data_csv(snakemake.input.claims)
+claims = filter_population_claims(raw, max_value=cfg["max_value"])
+truth = read_population_truth(snakemake.input.truth)
+truth = truth.loc[truth["object"].isin(set(claims["object"]))]
+logger.info("population: %d raw claims -> %d claims, %d objects with truth", len(raw),
+            len(claims), len(truth))
+write_csv(claims, snakemake.output.claims)
+write_csv(truth, snakemake.output.truth)

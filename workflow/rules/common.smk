@@ -1,0 +1,99 @@
+# Shared by every rule file: config validation, wildcard constraints, helper functions. No rules.
+import os
+
+from snakemake.utils import validate
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+
+#: Every processed dataset: data/processed/<dataset>/{claims,truth}.csv.
+DATASETS = ["population", "stock_surrogate", "indoor_surrogate", "web", "adultcontent"]
+#: Environment shared by every rule.
+CONDA_ENV = "../../envs/crowdpriv.yaml"
+
+
+wildcard_constraints:
+    dataset="|".join(DATASETS),
+    group="|".join(config["raw"]),
+
+
+def repo_path(path):
+    """A config path: absolute as is, relative to the repository root (the Snakefile's folder)."""
+    if not path or os.path.isabs(path):
+        return path
+    return os.path.normpath(os.path.join(workflow.basedir, path))
+
+
+def paper_values(name):
+    """Path of one of the papers' printed-number CSVs (config `paper_values_dir`)."""
+    return os.path.join(repo_path(config["paper_values_dir"]), name)
+
+
+def raw_file(group, name):
+    return f"data/raw/{group}/{name}"
+
+
+def raw_entry(wildcards):
+    """The config entry {url, sha256} of one raw file, plus its mirror path."""
+    entry = config["raw"][wildcards.group].get(wildcards.filename)
+    if entry is None:
+        raise ValueError(
+            f"raw file {wildcards.group}/{wildcards.filename} is not listed under "
+            f"raw.{wildcards.group} in config"
+        )
+    mirror = repo_path(config["mirror_dir"])
+    return {
+        "url": entry.get("url", ""),
+        "sha256": entry["sha256"],
+        "mirror_path": (
+            os.path.join(mirror, wildcards.group, wildcards.filename) if mirror else ""
+        ),
+    }
+
+
+def processed(dataset, table="claims"):
+    """Path of a processed table of a dataset (claims, truth, or sources for surrogates)."""
+    return f"data/processed/{dataset}/{table}.csv"
+
+
+def population_inputs(wildcards):
+    cfg = config["datasets"]["population"]
+    claims = (
+        cfg["raw_tuples_file"] if cfg["claims_from"] == "raw_tuples" else "pop_data.csv"
+    )
+    return {
+        "claims": raw_file("population", claims),
+        "truth": raw_file("population", "popAnswersOut.txt"),
+    }
+
+
+def stock_gold_inputs(wildcards):
+    """Gold files of the configured days and of each day's previous trading day (stale values)."""
+    available = sorted(
+        name for name in config["raw"]["stock"] if name.startswith("random_truth/")
+    )
+    by_day = {name.split("stock-")[1][:10]: name for name in available}
+    days = sorted(by_day)
+    wanted = set()
+    for day in config["datasets"]["stock_surrogate"]["gold_days"]:
+        if day not in by_day:
+            raise ValueError(
+                f"datasets.stock_surrogate.gold_days: no gold file for day {day!r} under "
+                f"raw.stock (available: {', '.join(days)})"
+            )
+        wanted.add(by_day[day])
+        position = days.index(day)
+        if position > 0:
+            wanted.add(by_day[days[position - 1]])
+    return [raw_file("stock", name) for name in sorted(wanted)]
+
+
+def stock_claims_inputs(wildcards):
+    cfg = config["datasets"]["stock_surrogate"]
+    if cfg["claims_from"] != "real_claims":
+        return []
+    if not cfg["real_claims_files"]:
+        raise ValueError(
+            "datasets.stock_surrogate.claims_from is 'real_claims' but real_claims_files is empty"
+        )
+    return [repo_path(p) for p in cfg["real_claims_files"]]

@@ -1,0 +1,135 @@
+# Data: fetch raw files (mirror or download, sha256 always), preprocess each dataset into tidy
+# claims/truth tables, and tabulate the datasets' statistics beside the papers'.
+
+
+rule fetch_raw:
+    output:
+        "data/raw/{group}/{filename}",
+    params:
+        entry=raw_entry,
+        timeout=config["download_timeout_s"],
+    log:
+        "results/logs/data/fetch/{group}/{filename}.log",
+    wildcard_constraints:
+        filename=".+",
+    localrule: True
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/fetch_raw.py"
+
+
+rule preprocess_population:
+    input:
+        unpack(population_inputs),
+    output:
+        claims=processed("population"),
+        truth=processed("population", "truth"),
+    params:
+        cfg=config["datasets"]["population"],
+    log:
+        "results/logs/data/preprocess/population.log",
+    benchmark:
+        "results/benchmarks/data/preprocess/population.tsv"
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/preprocess_population.py"
+
+
+rule preprocess_adultcontent:
+    input:
+        labels=raw_file("adultcontent", "labels.txt"),
+        gold=raw_file("adultcontent", "gold.txt"),
+        categories=raw_file("adultcontent", "categories.txt"),
+    output:
+        claims=processed("adultcontent"),
+        truth=processed("adultcontent", "truth"),
+    params:
+        cfg=config["datasets"]["adultcontent"],
+    log:
+        "results/logs/data/preprocess/adultcontent.log",
+    benchmark:
+        "results/benchmarks/data/preprocess/adultcontent.tsv"
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/preprocess_adultcontent.py"
+
+
+rule preprocess_web:
+    input:
+        mat=raw_file("web", "web_processed_data.mat"),
+    output:
+        claims=processed("web"),
+        truth=processed("web", "truth"),
+    log:
+        "results/logs/data/preprocess/web.log",
+    benchmark:
+        "results/benchmarks/data/preprocess/web.tsv"
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/preprocess_web.py"
+
+
+rule preprocess_stock_surrogate:
+    input:
+        gold=stock_gold_inputs,
+        real_claims=stock_claims_inputs,
+    output:
+        claims=processed("stock_surrogate"),
+        truth=processed("stock_surrogate", "truth"),
+        sources=processed("stock_surrogate", "sources"),
+    params:
+        cfg=config["datasets"]["stock_surrogate"],
+        seed=config["seed"],
+    log:
+        "results/logs/data/preprocess/stock_surrogate.log",
+    benchmark:
+        "results/benchmarks/data/preprocess/stock_surrogate.tsv"
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/preprocess_stock_surrogate.py"
+
+
+rule preprocess_indoor_surrogate:
+    output:
+        claims=processed("indoor_surrogate"),
+        truth=processed("indoor_surrogate", "truth"),
+        sources=processed("indoor_surrogate", "sources"),
+    params:
+        cfg=config["datasets"]["indoor_surrogate"],
+        seed=config["seed"],
+    log:
+        "results/logs/data/preprocess/indoor_surrogate.log",
+    benchmark:
+        "results/benchmarks/data/preprocess/indoor_surrogate.tsv"
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/preprocess_indoor_surrogate.py"
+
+
+rule datasets:
+    input:
+        claims=expand(processed("{dataset}"), dataset=DATASETS),
+        truth=expand(processed("{dataset}", "truth"), dataset=DATASETS),
+        paper=paper_values("dataset_stats.csv"),
+    output:
+        csv=report(
+            "results/datasets/stats.csv",
+            caption="../report/datasets/stats.rst",
+            category="Datasets",
+        ),
+        md="results/datasets/stats.md",
+    params:
+        datasets=DATASETS,
+    log:
+        "results/logs/data/stats.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/dataset_stats.py"
