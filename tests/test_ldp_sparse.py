@@ -1,0 +1,274 @@
+"""Unit tests of the LDP-sparse core (Sun et al., IEEE BigData 2018)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import optimize, stats
+
+import crowdpriv.ldp_sparse as L
+from crowdpriv.seeds import derive_rng
+
+
+def rng(*keys):
+    return derive_rng(12345, "test_ldp_sparse", *keys)
+
+
+# ---------------------------------------------------------------- published numbers
+
+
+def test_paper_example_bounds():
+    b = L.paper_example_bounds()
+    assert b["LP"] == pytest.approx(14.13, abs=0.01)
+    assert b["RR"] == pytest.approx(3.551, abs=0.01)
+    assert b["MF"] == pytest.approx(1.8, abs=0.01)
+
+
+def test_rr_bound_literal_pdf_differs_from_paper():
+    # The raw density (no renormalisation over Γ) misses the printed 3.551: documents why the
+    # default renormalises.
+    q = np.full(10, 0.1)
+    val = L.rr_error_bound(
+        quality=q, answered_fraction=0.1, sigma=1.0, truth=np.zeros(5), domain_size=10,
+        epsilon=1.0, weights="pdf",
+    )
+    assert val == pytest.approx(3.437, abs=0.001)
+
+
+def test_bounds_shrink_with_epsilon_and_density():
+    kw = dict(quality=np.full(4, 0.25), sigma=1.0, truth=np.zeros(3), domain_size=10)
+    assert L.lp_error_bound(answered_fraction=0.1, epsilon=2.0, **kw) < L.lp_error_bound(
+        answered_fraction=0.1, epsilon=1.0, **kw
+    )
+    assert L.lp_error_bound(answered_fraction=0.9, epsilon=1.0, **kw) < L.lp_error_bound(
+        answered_fraction=0.1, epsilon=1.0, **kw
+    )
+    assert L.rr_error_bound(answered_fraction=0.1, epsilon=5.0, **kw) < L.rr_error_bound(
+        answered_fraction=0.1, epsilon=1.0, **kw
+    )
+
+
+# ---------------------------------------------------------------- mechanisms
+
+
+def test_rr_keep_and_flip_probabilities():
+    k, eps, n = 10, 1.0, 400_000
+    a = np.full((1, n), 3.0)
+    a[0, : n // 2] = np.nan  # half NULL
+    out = L.rr_perturb(a, eps, rng=rng("rr"), domain_size=k)
+    p_keep = np.exp(eps) / (k + np.exp(eps))
+    p_flip = 1 / (k + np.exp(eps))
+    for src, sl in (("null", slice(0, n // 2)), ("three", slice(n // 2, n))):
+        vals = out[0, sl]
+        codes = np.where(np.isnan(vals), k, vals).astype(int)
+        freq = np.bincount(codes, minlength=k + 1) / codes.size
+        kept = k if src == "null" else 3
+        se_keep = np.sqrt(p_keep * (1 - p_keep) / codes.size)
+        se_flip = np.sqrt(p_flip * (1 - p_flip) / codes.size)
+        assert abs(freq[kept] - p_keep) < 5 * se_keep
+        others = np.delete(freq, kept)
+        assert np.all(np.abs(others - p_flip) < 5 * se_flip), (src, others)
+    assert L.rr_keep_probability(1.0, 10) == pytest.approx(p_keep)
+
+
+def test_lp_noise_scale_is_domain_over_epsilon():
+    k, eps = 10, 0.5
+    a = np.full((200, 1000), 2.0)
+    out = L.lp_perturb(a, eps, rng=rng("lp"), domain_size=k)
+    noise = (out - a).ravel().astype(np.float64)
+    scale = k / eps
+    assert np.mean(np.abs(noise)) == pytest.approx(scale, rel=0.01)
+    assert stats.kstest(noise[:20000], "laplace", args=(0, scale)).pvalue > 1e-3
+    # a wrong scale is rejected: the test can fail
+    assert stats.kstest(noise[:20000], "laplace", args=(0, 1.1 * scale)).pvalue < 1e-3
+
+
+def test_lp_null_fill_uniform_and_constant():
+    a = np.full((500, 400), np.nan)
+    out = L.lp_perturb(a, 1e6, rng=rng("lpnull"), domain_size=10)
+    vals = np.rint(out).astype(int).ravel()
+    freq = np.bincount(vals, minlength=10) / vals.size
+    assert np.allclose(freq, 0.1, atol=0.005)
+    out_c = L.lp_perturb(a, 1e6, rng=rng("lpnull"), domain_size=10, null_fill=0)
+    assert np.allclose(out_c, 0, atol=1e-3)
+
+
+def test_two_layer_epsilons_uniform_with_mean_epsilon():
+    e = L.two_layer_epsilons(2.0, 100_000, rng=rng("2l"))
+    assert e.min() >= 0 and e.max() <= 4.0
+    assert e.mean() == pytest.approx(2.0, rel=0.01)
+    out = L.two_layer_perturb(np.full((50, 20), np.nan), 1.0, rng=rng("2l"), domain_size=5)
+    assert out.shape == (50, 20)
+
+
+def test_mf_solution_minimises_perturbed_objective():
+    r = rng("mf")
+    n, d, k = 60, 5, 10
+    v = L.draw_task_profiles(n, d, rng=r)
+    assert np.allclose(np.abs(v).sum(0), 1.0)
+    a = r.integers(0, k, size=(3, n)).astype(float)
+    a[r.random((3, n)) < 0.5] = np.nan
+    prep = L.mf_prepare(a, v, domain_size=k)
+    _, u, eta = L.mf_perturb_prepared(prep, 1.0, rng=r, return_u=True)
+    for i in range(3):
+        f = lambda x, i=i: L.mf_objective(a[i], x, v, eta[i])  # noqa: E731
+        res = optimize.minimize(f, np.zeros(d), method="BFGS", options={"gtol": 1e-10})
+        assert f(u[i]) <= res.fun + 1e-6 * max(1.0, abs(res.fun))
+        assert np.allclose(u[i], res.x, rtol=1e-3, atol=1e-3 * np.abs(res.x).max())
+
+
+def test_mf_minimum_norm_when_fewer_answers_than_d():
+    r = rng("mfmin")
+    n, d = 30, 8
+    v = L.draw_task_profiles(n, d, rng=r)
+    a = np.full((1, n), np.nan)
+    a[0, :3] = [1, 2, 3]
+    prep = L.mf_prepare(a, v, domain_size=5)
+    _, u, eta = L.mf_perturb_prepared(prep, 1.0, rng=r, return_u=True)
+    vt = v[:, :3]
+    expect = np.linalg.pinv(vt @ vt.T) @ (vt @ a[0, :3] - eta[0])
+    assert np.allclose(u[0], expect, rtol=1e-6, atol=1e-8)
+
+
+def test_mf_output_is_dense_and_reproduces_constant_answers_without_noise():
+    r = rng("mfconst")
+    a = np.full((4, 50), 3.0)
+    a[r.random((4, 50)) < 0.6] = np.nan
+    out = L.mf_perturb(a, 1e9, rng=r, domain_size=10, d=6)
+    assert not np.isnan(out).any()
+    assert np.allclose(out, 3.0, atol=1e-3)
+
+
+# ---------------------------------------------------------------- truth inference
+
+
+def test_truth_inference_noise_free_returns_truth():
+    r = rng("ti")
+    truth = r.integers(0, 10, size=300).astype(float)
+    a = np.tile(truth, (40, 1))
+    a[r.random(a.shape) < 0.8] = np.nan
+    a[0, :] = truth  # every task answered at least once
+    res = L.infer_truth(a)
+    assert np.allclose(res.truth, truth, atol=1e-5)
+    assert L.mae(truth, res.truth) < 1e-5
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**31),
+    m=st.integers(2, 12),
+    n=st.integers(1, 15),
+    sparsity=st.floats(0, 0.9),
+)
+def test_truth_inference_invariants(seed, m, n, sparsity):
+    r = np.random.default_rng(seed)
+    a = r.integers(0, 5, size=(m, n)).astype(float)
+    a[r.random((m, n)) < sparsity] = np.nan
+    res = L.infer_truth(a, dtype=np.float64)
+    answered = ~np.isnan(a).all(0)
+    assert np.all(np.isnan(res.truth[~answered]))
+    lo, hi = np.nanmin(np.where(answered, a, 0), 0), np.nanmax(np.where(answered, a, 0), 0)
+    t = res.truth[answered]
+    assert np.all(t >= lo[answered] - 1e-9) and np.all(t <= hi[answered] + 1e-9)
+    assert res.quality.sum() == pytest.approx(1.0 if answered.any() else 0.0)
+    assert np.all(res.quality[np.isnan(a).all(1)] == 0)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31), eps=st.floats(0.05, 8), k=st.integers(2, 10))
+def test_rr_output_stays_in_domain_or_null(seed, eps, k):
+    r = np.random.default_rng(seed)
+    a = r.integers(0, k, size=(5, 40)).astype(float)
+    a[r.random(a.shape) < 0.5] = np.nan
+    out = L.rr_perturb(a, eps, rng=r, domain_size=k)
+    vals = out[~np.isnan(out)]
+    assert np.all((vals >= 0) & (vals <= k - 1) & (vals == np.rint(vals)))
+
+
+def test_truth_inference_batched_equals_individual():
+    r = rng("batch")
+    stack = np.stack([L.generate_synthetic(60, 30, 0.5, rng=r).answers for _ in range(3)])
+    res = L.infer_truth(stack)
+    for b in range(3):
+        one = L.infer_truth(stack[b])
+        assert np.array_equal(one.truth, res.truth[b])
+        assert one.iterations == res.iterations[b]
+
+
+def test_truth_inference_downweights_noisy_workers():
+    d = L.generate_synthetic(400, 200, 0.3, rng=rng("q"), sigma_low=5.0, sigma_high=1.0)
+    res = L.infer_truth(d.answers)
+    assert res.quality[d.sigma == 1].mean() > 2 * res.quality[d.sigma == 5].mean()
+
+
+def test_mae_and_mae_change():
+    truth = np.array([0.0, 1.0, np.nan, 2.0])
+    assert L.mae(truth, [0.0, 2.0, 5.0, np.nan]) == pytest.approx(0.5)
+    assert L.mae(truth, [0.0, 2.0, 5.0, np.nan], fill_value=4.0) == pytest.approx(1.0)
+    assert L.mae_change(truth, [0, 1, 0, 2], [1, 1, 0, 2]) == pytest.approx(1 / 3)
+
+
+# ---------------------------------------------------------------- synthetic data
+
+
+def test_generate_synthetic_shape_sparsity_and_quality_split():
+    d = L.generate_synthetic(100, 50, 0.9, rng=rng("gen"))
+    answered = ~np.isnan(d.answers)
+    assert np.all(answered.sum(1) == 5)
+    vals = d.answers[answered]
+    assert np.all((vals >= 0) & (vals <= 9) & (vals == np.rint(vals)))
+    assert (d.sigma == 1).sum() == 50 and (d.sigma == 5).sum() == 50
+    assert np.all((d.truth >= 0) & (d.truth <= 9))
+    again = L.generate_synthetic(100, 50, 0.9, rng=rng("gen"))
+    assert np.array_equal(d.answers, again.answers, equal_nan=True)
+
+
+# ---------------------------------------------------------------- invalid parameters
+
+
+@pytest.mark.parametrize("eps", [0, -1.0, float("nan"), float("inf")])
+def test_invalid_epsilon(eps):
+    a = np.zeros((2, 3))
+    for f in (L.lp_perturb, L.rr_perturb, L.two_layer_perturb):
+        with pytest.raises(ValueError, match="epsilon"):
+            f(a, eps, rng=rng("bad"), domain_size=5)
+    with pytest.raises(ValueError, match="epsilon"):
+        L.mf_perturb(a, eps, rng=rng("bad"), domain_size=5, d=2)
+
+
+@pytest.mark.parametrize("sparsity", [1.0, -0.1, 1.5, "x"])
+def test_invalid_sparsity(sparsity):
+    with pytest.raises(ValueError, match="sparsity"):
+        L.generate_synthetic(10, 10, sparsity, rng=rng("bad"))
+
+
+@pytest.mark.parametrize("k", [1, 0, 2.5])
+def test_invalid_domain(k):
+    with pytest.raises(ValueError, match="domain_size"):
+        L.rr_perturb(np.zeros((2, 2)), 1.0, rng=rng("bad"), domain_size=k)
+    with pytest.raises(ValueError, match="domain_size"):
+        L.lp_error_bound(
+            quality=[1.0], answered_fraction=0.5, sigma=1, truth=[0], domain_size=k, epsilon=1
+        )
+
+
+def test_answers_outside_domain_rejected():
+    with pytest.raises(ValueError, match="domain_size=5"):
+        L.rr_perturb(np.array([[0.0, 7.0]]), 1.0, rng=rng("bad"), domain_size=5)
+
+
+@pytest.mark.parametrize("d", [0, -3, 1.5])
+def test_invalid_d(d):
+    with pytest.raises(ValueError, match="d must"):
+        L.mf_perturb(np.zeros((2, 4)), 1.0, rng=rng("bad"), domain_size=5, d=d)
+    with pytest.raises(ValueError, match="d must"):
+        L.mf_error_bound(quality=[1.0], n_tasks=10, d=d, domain_size=5, epsilon=1)
+
+
+def test_profiles_must_respect_l1_constraint():
+    with pytest.raises(ValueError, match="l1_norm"):
+        L.draw_task_profiles(5, 2, rng=rng("bad"), l1_norm=1.5)
+    with pytest.raises(ValueError, match=r"\|\|v_j\|\|_1"):
+        L.mf_prepare(np.zeros((1, 3)), np.ones((2, 3)), domain_size=5)
