@@ -1,11 +1,14 @@
 # crowdpriv: reproduce PrisCrowd (IJCAI'19), PPTD (KDD'18) and LDP-sparse (BigData'18).
 # Run: snakemake --cores 2        Report: snakemake --report results/report.html
+import os
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# Resolved from the repository, so `--directory` runs (tests/e2e) still find it.
+configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 
 
 report: "workflow/report/workflow.rst"
@@ -20,6 +23,6 @@ include: "workflow/rules/priscrowd.smk"
 
 rule all:
     default_target: True
-    localrule: True
     input:
-        rules.datasets.input,
+        rules.datasets.output,
+    localrule: True

@@ -1,8 +1,7 @@
-# Shared by every rule file: config validation, wildcard constraints, helper functions. No rules.
+# Shared definitions: config validation, wildcard constraints, helper functions (no rules here).
 import os
 
 from snakemake.utils import validate
-
 
 validate(config, schema="../schemas/config.schema.yaml")
 

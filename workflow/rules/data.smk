@@ -5,9 +5,6 @@
 rule fetch_raw:
     output:
         "data/raw/{group}/{filename}",
-    params:
-        entry=raw_entry,
-        timeout=config["download_timeout_s"],
     log:
         "results/logs/data/fetch/{group}/{filename}.log",
     wildcard_constraints:
@@ -15,6 +12,9 @@ rule fetch_raw:
     localrule: True
     conda:
         CONDA_ENV
+    params:
+        entry=raw_entry,
+        timeout=config["download_timeout_s"],
     script:
         "../../scripts/fetch_raw.py"
 
@@ -25,14 +25,14 @@ rule preprocess_population:
     output:
         claims=processed("population"),
         truth=processed("population", "truth"),
-    params:
-        cfg=config["datasets"]["population"],
     log:
         "results/logs/data/preprocess/population.log",
     benchmark:
         "results/benchmarks/data/preprocess/population.tsv"
     conda:
         CONDA_ENV
+    params:
+        cfg=config["datasets"]["population"],
     script:
         "../../scripts/preprocess_population.py"
 
@@ -45,14 +45,14 @@ rule preprocess_adultcontent:
     output:
         claims=processed("adultcontent"),
         truth=processed("adultcontent", "truth"),
-    params:
-        cfg=config["datasets"]["adultcontent"],
     log:
         "results/logs/data/preprocess/adultcontent.log",
     benchmark:
         "results/benchmarks/data/preprocess/adultcontent.tsv"
     conda:
         CONDA_ENV
+    params:
+        cfg=config["datasets"]["adultcontent"],
     script:
         "../../scripts/preprocess_adultcontent.py"
 
@@ -81,15 +81,15 @@ rule preprocess_stock_surrogate:
         claims=processed("stock_surrogate"),
         truth=processed("stock_surrogate", "truth"),
         sources=processed("stock_surrogate", "sources"),
-    params:
-        cfg=config["datasets"]["stock_surrogate"],
-        seed=config["seed"],
     log:
         "results/logs/data/preprocess/stock_surrogate.log",
     benchmark:
         "results/benchmarks/data/preprocess/stock_surrogate.tsv"
     conda:
         CONDA_ENV
+    params:
+        cfg=config["datasets"]["stock_surrogate"],
+        seed=config["seed"],
     script:
         "../../scripts/preprocess_stock_surrogate.py"
 
@@ -99,15 +99,15 @@ rule preprocess_indoor_surrogate:
         claims=processed("indoor_surrogate"),
         truth=processed("indoor_surrogate", "truth"),
         sources=processed("indoor_surrogate", "sources"),
-    params:
-        cfg=config["datasets"]["indoor_surrogate"],
-        seed=config["seed"],
     log:
         "results/logs/data/preprocess/indoor_surrogate.log",
     benchmark:
         "results/benchmarks/data/preprocess/indoor_surrogate.tsv"
     conda:
         CONDA_ENV
+    params:
+        cfg=config["datasets"]["indoor_surrogate"],
+        seed=config["seed"],
     script:
         "../../scripts/preprocess_indoor_surrogate.py"
 
@@ -124,12 +124,12 @@ rule datasets:
             category="Datasets",
         ),
         md="results/datasets/stats.md",
-    params:
-        datasets=DATASETS,
     log:
         "results/logs/data/stats.log",
     localrule: True
     conda:
         CONDA_ENV
+    params:
+        datasets=DATASETS,
     script:
         "../../scripts/dataset_stats.py"

@@ -83,7 +83,7 @@ def read_web_mat(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
     try:
         model = loadmat(path)["Model"][0, 0]
-    except (KeyError, ValueError, TypeError, NotImplementedError) as err:
+    except (KeyError, ValueError, TypeError, IndexError, NotImplementedError) as err:
         raise ValueError(f"{path}: not a MAT file with a 'Model' struct ({err})") from err
     label_matrix = model["L"]
     coo = coo_matrix(label_matrix) if issparse(label_matrix) else coo_matrix(np.asarray(label_matrix))

@@ -1,0 +1,30 @@
+"""Shared fixtures: the repository root, the local data mirror, the validated default config."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+MIRROR = Path(os.environ.get("CROWDPRIV_MIRROR", ROOT.parent / "shared" / "datasets"))
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    """The offline mirror of the raw data (``../shared/datasets``); required by data tests."""
+    if not MIRROR.is_dir():
+        pytest.skip(f"no data mirror at {MIRROR} (set CROWDPRIV_MIRROR)")
+    return MIRROR
+
+
+@pytest.fixture()
+def default_config() -> dict:
+    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
