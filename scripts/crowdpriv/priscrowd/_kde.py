@@ -199,9 +199,10 @@ class ObjectBatch:
 
 
 def _bucket(n: np.ndarray) -> np.ndarray:
-    """Padded width for a claim count: exact up to 8, then the next power of two."""
-    n = np.asarray(n)
-    return np.where(n <= 8, n, 2 ** np.ceil(np.log2(np.maximum(n, 1))).astype(int))
+    """Padded width for a claim count: exact up to 8, then quarter-octave steps (<= 25 % pad)."""
+    n = np.asarray(n, dtype=int)
+    step = 2 ** np.maximum(np.floor(np.log2(np.maximum(n, 1))).astype(int) - 2, 0)
+    return np.where(n <= 8, n, -(-n // step) * step)
 
 
 def pack_objects(
@@ -224,7 +225,7 @@ def pack_objects(
     Returns
     -------
     list of ObjectBatch
-        Objects bucketed by claim count (exact up to 8, then powers of two).
+        Objects bucketed by claim count (exact up to 8, then quarter-octave widths).
     """
     obj_codes = np.asarray(obj_codes, dtype=int)
     src_codes = np.asarray(src_codes, dtype=int)

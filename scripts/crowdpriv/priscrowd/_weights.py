@@ -110,12 +110,17 @@ def hampel_irwls_weight(r, q1, q2, q3):
     return np.maximum(out, 0.0)
 
 
-def local_weights(batch: ObjectBatch, *, quantiles=(0.5, 0.75, 0.85), max_iter=100, tol=1e-8):
+def local_weights(
+    batch: ObjectBatch, *, quantiles=(0.5, 0.75, 0.85), update_thresholds=False, max_iter=100,
+    tol=1e-8,
+):
     """Local weights l_is by robust KDE with Hampel's loss, solved by IRWLS (PrisCrowd Eq. 3-4).
 
     Start from equal weights; the Hampel thresholds ``q1 < q2 < q3`` are the given quantiles of
     the initial residuals ``r_s = ||Phi(x_s) - f||_H`` per object (Kim & Scott), then iterate
     ``l_s ∝ psi(r_s)/r_s`` (:func:`hampel_irwls_weight`) until ``max |l^(k+1) - l^(k)| < tol``.
+    With ``update_thresholds`` the quantiles are recomputed from the current residuals at every
+    iteration instead.
 
     Returns
     -------
@@ -138,6 +143,9 @@ def local_weights(batch: ObjectBatch, *, quantiles=(0.5, 0.75, 0.85), max_iter=1
         if delta < tol:
             break
         r = np.sqrt(rkhs_sq_distances(batch.K, w))
+        if update_thresholds:
+            q = np.nanquantile(np.where(batch.mask, r, np.nan), qs, axis=1)
+            q1, q2, q3 = (qq[:, None] for qq in q)
     return w
 
 

@@ -1,0 +1,473 @@
+"""PrisCrowd experiments: Table 1 / Fig. 3 / Fig. 4 on claim tables, Table 2 on simulated data,
+Fig. 5 timings. Each returns tidy ``pandas`` tables that the adapter scripts write as CSV.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+import pandas as pd
+
+from .._checks import check_int_at_least, check_positive
+from ._kde import BANDWIDTH_RULES, ObjectBatch, gaussian_density, pack_objects
+from ._metrics import prefix_ise
+from ._release import basic_release, synthesize, theorem2_budget, validate_test_params
+from ._synthetic import simulate_claims
+from ._weights import (
+    combined_weights,
+    global_only_weights,
+    global_weights,
+    local_weights,
+    uniform_weights,
+)
+
+__all__ = [
+    "Params",
+    "Fitted",
+    "SYNTH_METHODS",
+    "fit_weights",
+    "fit_claims_table",
+    "drop_single_claim_objects",
+    "evaluate_release",
+    "run_real_dataset",
+    "run_simulated",
+    "time_phase2",
+]
+
+SYNTH_METHODS = ("PrisCrowd", "Uniform")
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every knob of the PrisCrowd experiments (config key ``priscrowd``), validated.
+
+    Defaults: the paper's m = 30, k = 5, gamma = 4 (Sec. 5); eps0 = 1, t = 1 and the rest are
+    our choices where the paper is silent (see REPRODUCTION_NOTES A and config/README.md).
+    """
+
+    m: int = 30
+    k: int = 5
+    gamma: float = 4.0
+    eps0: float = 1.0
+    t: int = 1
+    delta_exponent: str = "eps0"
+    bandwidth: str = "mad"
+    mad_min: float = 1e-6
+    h_min: float = 0.05
+    hampel_quantiles: tuple = (0.5, 0.75, 0.85)
+    hampel_update: bool = False
+    max_iter: int = 100
+    tol: float = 1e-8
+    batch_size: int = 10
+    max_candidates: int = 300
+    basic_epsilons: dict = field(
+        default_factory=lambda: {"Strong": 0.1, "Normal": 1.0, "Weak": 10.0}
+    )
+    reps: int = 10
+    fig4_m: tuple = tuple(range(1, 31))
+    fig3_objects: int = 2
+    fig3_min_claims: int = 3
+    fig3_grid: int = 400
+
+    def __post_init__(self):
+        validate_test_params(self.k, self.gamma, self.eps0, self.m)
+        t = check_int_at_least("t", self.t, 1)
+        if t >= self.k:
+            raise ValueError(f"t must satisfy 1 <= t < k={self.k}, got {self.t!r}")
+        if self.bandwidth not in BANDWIDTH_RULES:
+            raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES}, got {self.bandwidth!r}")
+        check_positive("h_min", self.h_min)
+        for name in ("max_iter", "batch_size", "max_candidates", "reps", "fig3_grid"):
+            check_int_at_least(name, getattr(self, name), 1)
+        check_int_at_least("fig3_objects", self.fig3_objects, 0)
+        check_int_at_least("fig3_min_claims", self.fig3_min_claims, 2)
+        for name, eps in self.basic_epsilons.items():
+            check_positive(f"basic_epsilons.{name}", eps)
+        ms = list(self.fig4_m)
+        if not ms or min(ms) < 1 or max(ms) > self.m:
+            raise ValueError(f"fig4_m must be integers in [1, m={self.m}], got {ms!r}")
+
+    @classmethod
+    def from_mapping(cls, mapping):
+        """Build from a config mapping, ignoring keys that are not parameters."""
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in dict(mapping).items() if k in names}
+        for key in ("hampel_quantiles", "fig4_m"):
+            if key in kw:
+                kw[key] = tuple(kw[key])
+        if "basic_epsilons" in kw:
+            kw["basic_epsilons"] = dict(kw["basic_epsilons"])
+        return cls(**kw)
+
+
+@dataclass
+class Fitted:
+    """Phase 1 of PrisCrowd on one dataset: batches and all weights (Eq. 1-6)."""
+
+    objects: np.ndarray
+    sources: np.ndarray
+    batches: list
+    g: np.ndarray
+    local: list
+    combined: list
+    n_iter_global: int
+
+    def weights(self, i: int, method: str) -> np.ndarray:
+        """Seed weights of batch ``i`` for a synthesis method (or "Global" for Fig. 3)."""
+        b = self.batches[i]
+        if method == "PrisCrowd":
+            return self.combined[i]
+        if method == "Uniform":
+            return uniform_weights(b)
+        if method == "Global":
+            return global_only_weights(b, self.g)
+        raise ValueError(f"method must be PrisCrowd, Uniform or Global, got {method!r}")
+
+
+def fit_weights(obj_codes, src_codes, values, *, objects, sources, params: Params, groups=None):
+    """Normalise, choose bandwidths and learn global, local and combined weights.
+
+    PrisCrowd Sec. 4.2 (Eq. 1-6). ``groups`` (per source) keeps stacked independent datasets
+    apart in Eq. 2's normalisation.
+    """
+    batches = pack_objects(
+        obj_codes, src_codes, values, n_objects=len(objects), object_names=objects,
+        rule=params.bandwidth, mad_min=params.mad_min, h_min=params.h_min,
+    )
+    g, n_iter = global_weights(
+        batches, len(sources), groups=groups, max_iter=params.max_iter, tol=params.tol
+    )
+    local = [
+        local_weights(b, quantiles=params.hampel_quantiles, update_thresholds=params.hampel_update,
+                      max_iter=params.max_iter, tol=params.tol)
+        for b in batches
+    ]
+    combined = [
+        combined_weights(lw, g[np.maximum(b.src, 0)], b.mask) for b, lw in zip(batches, local)
+    ]
+    return Fitted(np.asarray(objects), np.asarray(sources), batches, g, local, combined, n_iter)
+
+
+def drop_single_claim_objects(claims: pd.DataFrame):
+    """Remove objects with fewer than two claims (they cannot be normalised).
+
+    Returns the filtered table and the number of objects removed.
+    """
+    counts = claims.groupby("object")["value"].transform("size")
+    keep = counts >= 2
+    dropped = claims.loc[~keep, "object"].nunique()
+    return claims.loc[keep].reset_index(drop=True), int(dropped)
+
+
+def fit_claims_table(claims: pd.DataFrame, params: Params):
+    """:func:`fit_weights` on a tidy claims table (object, source, value)."""
+    obj_codes, objects = pd.factorize(claims["object"], sort=True)
+    src_codes, sources = pd.factorize(claims["source"], sort=True)
+    return fit_weights(
+        obj_codes, src_codes, claims["value"].to_numpy(float),
+        objects=np.asarray(objects), sources=np.asarray(sources), params=params,
+    )
+
+
+def _subset(b: ObjectBatch, rows) -> ObjectBatch:
+    return ObjectBatch(
+        b.index[rows], b.values[rows], b.z[rows], b.mask[rows], b.src[rows], b.mean[rows],
+        b.scale[rows], b.h[rows], b.K[rows],
+    )
+
+
+def _reference(b: ObjectBatch, ref_mu, ref_sd):
+    """Reference density of each object of ``b`` in its normalised units, as (w, mu, sd) (G, 1).
+
+    ``ref_mu`` (per object, original units); ``ref_sd`` (per object, original units) or None
+    for the kernel reference ``K_h(. - truth)`` (sd = h in normalised units).
+    """
+    mu = (ref_mu[b.index] - b.mean) / b.scale
+    sd = b.h if ref_sd is None else ref_sd[b.index] / b.scale
+    return np.ones((len(b.index), 1)), mu[:, None], sd[:, None]
+
+
+def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, reps=None):
+    """Release every object that has a reference with each method and score it (Table 1/2, Fig. 4).
+
+    PrisCrowd and Uniform: Algorithm 1 with ``m`` claims per object, scored for every prefix
+    length in ``fig4_m`` (the first m' claims released by Alg. 1 are distributed exactly as a
+    run with m = m'). Basic: Laplace noise at each level of ``basic_epsilons``, scored once.
+
+    Parameters
+    ----------
+    fitted : Fitted
+    ref_mu : ndarray (N,)
+        Reference centre per object (original units), NaN where the object has none.
+    ref_sd : ndarray (N,) or None
+        Reference sd (original units); None = the object's kernel (truth reference).
+    params : Params
+    rng : numpy.random.Generator
+        Split into one independent stream per method.
+    reps : int, optional
+        Defaults to ``params.reps``.
+
+    Returns
+    -------
+    dict
+        ``objects`` (N_t,) indices of the scored objects; ``ise[method]`` (R, N_t, len(ms))
+        per-object ISE (Basic methods have len(ms) = 1, at their own release size); ``ms``;
+        ``release[method]`` dict of (R, N_t) counts (n_released, n_candidates, n_passed).
+    """
+    reps = params.reps if reps is None else check_int_at_least("reps", reps, 1)
+    ms = np.asarray(params.fig4_m, dtype=int)
+    if params.m not in ms:
+        ms = np.append(ms, params.m)
+    ref_mu = np.asarray(ref_mu, dtype=float)
+    basic_names = [f"Basic({name})" for name in params.basic_epsilons]
+    names = [*SYNTH_METHODS, *basic_names]
+    streams = dict(zip(names, rng.spawn(len(names))))
+    ise = {name: [] for name in names}
+    rel = {name: {"n_released": [], "n_candidates": [], "n_passed": []} for name in SYNTH_METHODS}
+    obj_idx = []
+    for i, b in enumerate(fitted.batches):
+        rows = np.flatnonzero(np.isfinite(ref_mu[b.index]))
+        if rows.size == 0:
+            continue
+        sub = _subset(b, rows)
+        obj_idx.append(sub.index)
+        w_ref, mu_ref, sd_ref = _reference(sub, ref_mu, ref_sd)
+        for method in SYNTH_METHODS:
+            res = synthesize(
+                sub.z, sub.mask, sub.h, fitted.weights(i, method)[rows], m=params.m, k=params.k,
+                gamma=params.gamma, eps0=params.eps0, reps=reps, batch_size=params.batch_size,
+                max_candidates=params.max_candidates, rng=streams[method],
+            )
+            ise[method].append(prefix_ise(res.released, sub.h, w_ref, mu_ref, sd_ref, ms))
+            for key in rel[method]:
+                rel[method][key].append(getattr(res, key))
+        for name, eps in zip(basic_names, params.basic_epsilons.values()):
+            pts = basic_release(sub.z, sub.mask, eps, reps=reps, rng=streams[name])
+            ise[name].append(prefix_ise(pts, sub.h, w_ref, mu_ref, sd_ref, [pts.shape[2]]))
+    objects = np.concatenate(obj_idx) if obj_idx else np.zeros(0, dtype=int)
+    cat = {
+        name: (np.concatenate(v, axis=1) if v else np.zeros((reps, 0, 1))) for name, v in ise.items()
+    }
+    release = {
+        meth: {key: np.concatenate(v, axis=1) if v else np.zeros((reps, 0), dtype=int)
+               for key, v in d.items()}
+        for meth, d in rel.items()
+    }
+    return {"objects": objects, "ise": cat, "ms": ms, "release": release}
+
+
+def _score_rows(ise, ms, m, group_of_object=None, reps_label=None):
+    """Sum per-object ISE into rows of (method, rep, m, ISE, SISE)."""
+    rows_t, rows_f = [], []
+    for method, arr in ise.items():
+        R, N, _ = arr.shape
+        if group_of_object is None:
+            groups = np.zeros(N, dtype=int)
+        else:
+            groups = np.asarray(group_of_object)
+        n_groups = groups.max() + 1 if N else 1
+        for r in range(R):
+            for j in range(arr.shape[2]):
+                tot = np.bincount(groups, weights=arr[r, :, j], minlength=n_groups)
+                sq = np.bincount(groups, weights=arr[r, :, j] ** 2, minlength=n_groups)
+                for gidx in range(n_groups):
+                    rep = r if group_of_object is None else gidx
+                    rec = {"method": method, "rep": rep, "ISE": tot[gidx], "SISE": sq[gidx]}
+                    is_basic = arr.shape[2] == 1 and method.startswith("Basic")
+                    if is_basic or ms[j] == m:
+                        rows_t.append(rec)
+                    if not is_basic:
+                        rows_f.append({**rec, "m": int(ms[j])})
+    return pd.DataFrame(rows_t), pd.DataFrame(rows_f)
+
+
+def _release_rows(release, m, group_of_object=None):
+    rows = []
+    for method, d in release.items():
+        n_rel, n_cand, n_pass = d["n_released"], d["n_candidates"], d["n_passed"]
+        R, N = n_rel.shape
+        groups = np.zeros(N, dtype=int) if group_of_object is None else np.asarray(group_of_object)
+        for r in range(R):
+            for gidx in np.unique(groups) if N else []:
+                sel = groups == gidx
+                nr = n_rel[r, sel]
+                rows.append({
+                    "method": method,
+                    "rep": r if group_of_object is None else int(gidx),
+                    "objects": int(sel.sum()),
+                    "fully": int((nr >= m).sum()),
+                    "partly": int(((nr > 0) & (nr < m)).sum()),
+                    "never": int((nr == 0).sum()),
+                    "candidates": int(n_cand[r, sel].sum()),
+                    "passed": int(n_pass[r, sel].sum()),
+                })
+    return pd.DataFrame(rows)
+
+
+def _budget_rows(fitted: Fitted, has_ref, params: Params):
+    rows = []
+    for i, b in enumerate(fitted.batches):
+        for method in SYNTH_METHODS:
+            eps, delta = theorem2_budget(
+                fitted.weights(i, method), b.mask, k=params.k, gamma=params.gamma,
+                eps0=params.eps0, t=params.t, delta_exponent=params.delta_exponent,
+            )
+            rows.append(pd.DataFrame({
+                "method": method, "object": fitted.objects[b.index], "n_claims": b.counts,
+                "has_reference": has_ref[b.index], "epsilon": eps, "delta": delta,
+            }))
+    return pd.concat(rows, ignore_index=True).sort_values(["method", "object"], kind="stable")
+
+
+def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, params: Params, rng):
+    """Case-study densities (PrisCrowd Fig. 3) for randomly chosen objects."""
+    cands = []
+    for i, b in enumerate(fitted.batches):
+        ok = np.isfinite(ref_mu[b.index]) & (b.counts >= params.fig3_min_claims)
+        cands += [(i, r) for r in np.flatnonzero(ok)]
+    n_pick = min(params.fig3_objects, len(cands))
+    picks = sorted(rng.choice(len(cands), size=n_pick, replace=False).tolist()) if n_pick else []
+    curves, claims = [], []
+    for case, p in enumerate(picks):
+        i, r = cands[p]
+        b = fitted.batches[i]
+        valid = b.mask[r]
+        z, h = b.z[r, valid], b.h[r]
+        w_ref, mu_ref, sd_ref = _reference(_subset(b, [r]), ref_mu, ref_sd)
+        lo = min(z.min(), mu_ref.min()) - 4 * max(h, sd_ref.max())
+        hi = max(z.max(), mu_ref.max()) + 4 * max(h, sd_ref.max())
+        x = np.linspace(lo, hi, params.fig3_grid)
+        dens = {}
+        for label, method in (("combined", "PrisCrowd"), ("global", "Global"),
+                              ("uniform", "Uniform")):
+            w = fitted.weights(i, method)[r, valid]
+            dens[label] = (w[None, :] * gaussian_density(x[:, None] - z[None, :], h * h)).sum(1)
+        dens["reference"] = (w_ref[0][None, :] * gaussian_density(
+            x[:, None] - mu_ref[0][None, :], sd_ref[0][None, :] ** 2)).sum(1)
+        name = fitted.objects[b.index[r]]
+        scale, mean = b.scale[r], b.mean[r]
+        for label, d in dens.items():
+            curves.append(pd.DataFrame({
+                "case": case, "object": name, "curve": label, "x_normalised": x,
+                "x": mean + scale * x, "density_normalised": d, "density": d / scale,
+            }))
+        src = b.src[r, valid]
+        claims.append(pd.DataFrame({
+            "case": case, "object": name, "source": fitted.sources[src], "x_normalised": z,
+            "x": b.values[r, valid], "combined_weight": fitted.combined[i][r, valid],
+            "local_weight": fitted.local[i][r, valid], "global_weight": fitted.g[src],
+            "bandwidth_normalised": h,
+        }))
+    cols_c = ["case", "object", "curve", "x_normalised", "x", "density_normalised", "density"]
+    return (pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=cols_c),
+            pd.concat(claims, ignore_index=True) if claims else pd.DataFrame())
+
+
+def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, rng):
+    """Table 1, Fig. 3, Fig. 4, release and privacy-budget data for one claims table.
+
+    Reference density of object i: ``K_h(. - truth_i)`` (REPRODUCTION_NOTES A.7); only objects
+    with a truth are released and scored (the paper: "objects whose ground truths can be
+    achieved"). ``claims`` must have no single-claim objects (see
+    :func:`drop_single_claim_objects`).
+
+    Returns
+    -------
+    dict of DataFrame
+        ``table`` (method, rep, ISE, SISE at m), ``fig4`` (+ m), ``release`` (per method and
+        rep), ``budget`` (per method and object), ``fig3_curves``, ``fig3_claims``, ``info``.
+    """
+    rng_release, rng_fig3 = rng.spawn(2)
+    fitted = fit_claims_table(claims, params)
+    t = truth.drop_duplicates("object").set_index("object")["truth"]
+    ref_mu = t.reindex(fitted.objects).to_numpy(float)
+    ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release)
+    table, fig4 = _score_rows(ev["ise"], ev["ms"], params.m)
+    release = _release_rows(ev["release"], params.m)
+    budget = _budget_rows(fitted, np.isfinite(ref_mu), params)
+    curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, params, rng_fig3)
+    info = pd.DataFrame([{
+        "objects": len(fitted.objects), "sources": len(fitted.sources),
+        "claims": int(len(claims)), "objects_with_truth": int(np.isfinite(ref_mu).sum()),
+        "objects_below_k": int(sum((b.counts < params.k).sum() for b in fitted.batches)),
+        "objects_below_k_with_truth": int(sum(
+            ((b.counts < params.k) & np.isfinite(ref_mu[b.index])).sum()
+            for b in fitted.batches)),
+        "global_iterations": fitted.n_iter_global,
+    }])
+    return {"table": table, "fig4": fig4, "release": release, "budget": budget,
+            "fig3_curves": curves, "fig3_claims": fig3_claims, "info": info}
+
+
+def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=0.5, low=0.0,
+                  high=10.0, rng):
+    """Table 2 for one fraction ``p`` of unreliable users (PrisCrowd App. E).
+
+    ``params.reps`` independent datasets are simulated (:func:`simulate_claims`) and stacked
+    into one problem with the users of each repetition kept apart (``groups``), which is
+    exact because weights never couple two repetitions. Reference density: the reliable
+    users' generating density ``N(mu, sigma^2)``.
+
+    Returns
+    -------
+    dict of DataFrame
+        ``table`` (method, rep, ISE, SISE) and ``release``.
+    """
+    reps = params.reps
+    rng_data, rng_release = rng.spawn(2)
+    data = [simulate_claims(n_users, n_objects, p, mu=mu, sigma=sigma, low=low, high=high,
+                            rng=r) for r in rng_data.spawn(reps)]
+    values = np.concatenate([v for v, _ in data], axis=0)  # (reps*n_objects, n_users)
+    n_obj = reps * n_objects
+    obj_codes = np.repeat(np.arange(n_obj), n_users)
+    rep_of_obj = np.arange(n_obj) // n_objects
+    src_codes = (rep_of_obj[:, None] * n_users + np.arange(n_users)[None, :]).ravel()
+    groups = np.repeat(np.arange(reps), n_users)
+    objects = np.array([f"r{r}_o{o}" for r in range(reps) for o in range(n_objects)])
+    sources = np.array([f"r{r}_u{u}" for r in range(reps) for u in range(n_users)])
+    fitted = fit_weights(obj_codes, src_codes, values.ravel(), objects=objects, sources=sources,
+                         params=params, groups=groups)
+    ev = evaluate_release(fitted, np.full(n_obj, mu), np.full(n_obj, sigma), params,
+                          rng=rng_release, reps=1)
+    group = rep_of_obj[ev["objects"]]
+    table, _ = _score_rows(ev["ise"], ev["ms"], params.m, group_of_object=group)
+    release = _release_rows(ev["release"], params.m, group_of_object=group)
+    return {"table": table, "release": release}
+
+
+def time_phase2(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, ms, repeats=3,
+                rng):
+    """Run time of phase 2 (Alg. 1) vs m, with and without the privacy test (PrisCrowd Fig. 5).
+
+    Weights are fitted once (phase 1, not timed); then for each m the release of every object
+    with a truth is timed ``repeats`` times (wall clock, ``time.perf_counter``; inherently
+    non-deterministic).
+
+    Returns
+    -------
+    DataFrame
+        m, privacy_test, repeat, seconds.
+    """
+    repeats = check_int_at_least("repeats", repeats, 1)
+    fitted = fit_claims_table(claims, params)
+    t = truth.drop_duplicates("object").set_index("object")["truth"]
+    has = np.isfinite(t.reindex(fitted.objects).to_numpy(float))
+    subs = [(i, np.flatnonzero(has[b.index])) for i, b in enumerate(fitted.batches)]
+    subs = [(i, r) for i, r in subs if r.size]
+    rows = []
+    for m in ms:
+        m = check_int_at_least("m", m, 1)
+        for test in (True, False):
+            for rep in range(repeats):
+                t0 = time.perf_counter()
+                for i, r in subs:
+                    b = fitted.batches[i]
+                    synthesize(b.z[r], b.mask[r], b.h[r], fitted.combined[i][r], m=m,
+                               k=params.k, gamma=params.gamma, eps0=params.eps0,
+                               privacy_test=test, batch_size=params.batch_size,
+                               max_candidates=max(params.max_candidates, m), rng=rng)
+                rows.append({"m": m, "privacy_test": test, "repeat": rep,
+                             "seconds": time.perf_counter() - t0})
+    return pd.DataFrame(rows)

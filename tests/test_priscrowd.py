@@ -1,0 +1,354 @@
+"""Unit tests of the PrisCrowd core (Huai et al., IJCAI 2019)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate
+
+from crowdpriv.priscrowd import (
+    Params,
+    bandwidth,
+    basic_release,
+    combined_weights,
+    drop_single_claim_objects,
+    fit_claims_table,
+    fit_weights,
+    global_weights,
+    hampel_irwls_weight,
+    ise_gaussian_mixtures,
+    local_weights,
+    pack_objects,
+    pass_probability,
+    prefix_ise,
+    privacy_levels,
+    privacy_test_counts,
+    run_real_dataset,
+    run_simulated,
+    simulate_claims,
+    synthesize,
+    theorem2_budget,
+)
+
+
+def _mixture(x, w, mu, sd):
+    return sum(wi * np.exp(-0.5 * ((x - m) / s) ** 2) / (np.sqrt(2 * np.pi) * s)
+               for wi, m, s in zip(w, mu, sd))
+
+
+def _flat(values):
+    """(objects, users) matrix -> flat codes of a complete claim table."""
+    n_obj, n_users = values.shape
+    return (np.repeat(np.arange(n_obj), n_users), np.tile(np.arange(n_users), n_obj),
+            values.ravel())
+
+
+# --- closed-form ISE ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_closed_form_ise_matches_numerical_integration(seed):
+    rng = np.random.default_rng(seed)
+    j, k = rng.integers(1, 5, size=2)
+    w1, w2 = rng.dirichlet(np.ones(j)), rng.dirichlet(np.ones(k))
+    mu1, mu2 = rng.normal(0, 2, j), rng.normal(0, 2, k)
+    sd1, sd2 = rng.uniform(0.2, 1.5, j), rng.uniform(0.2, 1.5, k)
+    closed = ise_gaussian_mixtures(w1, mu1, sd1, w2, mu2, sd2)
+    lo = min(mu1.min(), mu2.min()) - 15
+    hi = max(mu1.max(), mu2.max()) + 15
+    num, _ = integrate.quad(
+        lambda x: (_mixture(x, w1, mu1, sd1) - _mixture(x, w2, mu2, sd2)) ** 2, lo, hi,
+        points=sorted([*mu1, *mu2]), limit=500, epsabs=1e-14, epsrel=1e-12,
+    )
+    assert closed == pytest.approx(num, rel=1e-6)
+
+
+def test_prefix_ise_matches_direct_ise_and_empty_release():
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(2, 3, 6))
+    pts[0, 1, 4:] = np.nan  # partly released
+    pts[1, 2, :] = np.nan  # never released
+    h = np.array([0.3, 0.5, 0.7])
+    rw, rmu, rsd = np.ones((3, 1)), rng.normal(size=(3, 1)), np.full((3, 1), 0.4)
+    got = prefix_ise(pts, h, rw, rmu, rsd, [1, 3, 6])
+    for r in range(2):
+        for g in range(3):
+            for j, m in enumerate([1, 3, 6]):
+                y = pts[r, g, :m]
+                y = y[~np.isnan(y)]
+                if y.size == 0:
+                    want = ise_gaussian_mixtures(rw[g], rmu[g], rsd[g], [0.0], [0.0], [1.0])
+                    want = ise_gaussian_mixtures(rw[g], rmu[g], rsd[g], rw[g], rmu[g], rsd[g])
+                    want = 1 / (2 * np.sqrt(np.pi) * rsd[g, 0])  # ∫ f*^2
+                else:
+                    want = ise_gaussian_mixtures(rw[g], rmu[g], rsd[g], np.full(y.size, 1 / y.size),
+                                                 y, np.full(y.size, h[g]))
+                assert got[r, g, j] == pytest.approx(want, rel=1e-10)
+
+
+# --- weights --------------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.integers(2, 9), st.integers(3, 12))
+def test_weights_nonnegative_and_sum_to_one(seed, n_obj, n_users):
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(n_obj, n_users)) * rng.uniform(0.1, 10, size=(n_obj, 1))
+    values[0, :2] = 1.0  # ties
+    keep = rng.random(values.shape) < 0.7
+    keep[:, :2] = True  # at least two claims per object
+    o, s, v = _flat(values)
+    k = keep.ravel()
+    fitted = fit_weights(o[k], s[k], v[k], objects=np.arange(n_obj), sources=np.arange(n_users),
+                         params=Params())
+    assert np.all(fitted.g >= 0) and np.all(np.isfinite(fitted.g))
+    for b, lw, cw in zip(fitted.batches, fitted.local, fitted.combined):
+        for w in (lw, cw):
+            assert np.all(w >= 0)
+            assert np.all(w[~b.mask] == 0)
+            np.testing.assert_allclose(w.sum(axis=1), 1.0, rtol=1e-12)
+
+
+def test_injected_outlier_user_gets_lower_combined_weight():
+    rng = np.random.default_rng(7)
+    values = rng.normal(100, 1, size=(40, 12))
+    values[:, 5] = rng.normal(100, 1, size=40) + rng.choice([-1, 1], 40) * rng.uniform(8, 12, 40)
+    fitted = fit_weights(*_flat(values), objects=np.arange(40), sources=np.arange(12),
+                         params=Params())
+    assert fitted.g[5] < np.delete(fitted.g, 5).min()
+    (b,) = fitted.batches
+    c = fitted.combined[0]
+    col = b.src == 5
+    outlier = c[col]
+    others = np.where(~col, c, np.nan)
+    # Hampel zeroes the farthest 15 % of claims of every object, so compare with the mean
+    assert np.all(outlier < np.nanmean(others, axis=1))
+    assert outlier.mean() < 0.25 * np.nanmean(others)
+    # local weights alone already down-weight it (Hampel), global-only too
+    assert np.all(fitted.local[0][col] < np.nanmean(np.where(~col, fitted.local[0], np.nan), 1))
+
+
+def test_hampel_weight_is_psi_over_r_and_decreasing():
+    r = np.linspace(0, 5, 501)
+    w = hampel_irwls_weight(r, 1.0, 2.0, 4.0)
+    assert w[0] == 1 and np.all(np.diff(w) <= 1e-12) and np.all(w[r > 4] == 0)
+    np.testing.assert_allclose(w[(r > 1) & (r <= 2)], 1 / r[(r > 1) & (r <= 2)])
+
+
+def test_global_weights_stacking_with_groups_is_exact():
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(5, 6)), rng.normal(size=(7, 6)) * 3
+    ga = global_weights(pack_objects(*_flat(a), n_objects=5), 6)[0]
+    gb = global_weights(pack_objects(*_flat(b), n_objects=7), 6)[0]
+    o = np.concatenate([_flat(a)[0], _flat(b)[0] + 5])
+    s = np.concatenate([_flat(a)[1], _flat(b)[1] + 6])
+    v = np.concatenate([a.ravel(), b.ravel()])
+    g = global_weights(pack_objects(o, s, v, n_objects=12), 12,
+                       groups=np.repeat([0, 1], 6), tol=1e-12)[0]
+    np.testing.assert_allclose(g, np.concatenate([ga, gb]), rtol=1e-6)
+
+
+def test_combined_weight_formula():
+    l = np.array([[0.2, 0.3, 0.5]])
+    g = np.array([[1.0, 4.0, 0.5]])
+    c = combined_weights(l, g, np.ones((1, 3), bool))
+    want = np.sqrt(l * g) / np.sqrt(l * g).sum()
+    np.testing.assert_allclose(c, want)
+
+
+# --- privacy test ---------------------------------------------------------------------------
+
+
+def test_privacy_levels_band_definition():
+    gamma = 4.0
+    y, z, h = 0.3, np.array([0.0, 1.0, 2.5, -0.2]), 0.5
+    a = privacy_levels(y, z, h, gamma)
+    p = np.exp(-0.5 * ((y - z) / h) ** 2) / (np.sqrt(2 * np.pi) * h)
+    assert np.all(gamma ** (-a - 1) < p) and np.all(p <= gamma ** (-a))
+
+
+def test_pass_probability_matches_lemma5_exact_case():
+    # 6 records; the candidate's band is shared by exactly k' of them (computed by hand below).
+    z = np.array([[0.0, 0.05, -0.05, 0.1, 3.0, -3.0]])
+    mask = np.ones_like(z, dtype=bool)
+    h, gamma, k, eps0 = np.array([0.5]), 4.0, 5, 1.0
+    y = np.array([[0.02]])
+    seed = np.array([[0]])
+    kp = privacy_test_counts(y, seed, z, mask, h, gamma)[0, 0]
+    lev = privacy_levels(0.02, z[0], 0.5, gamma)
+    assert kp == (lev == lev[0]).sum() == 4
+    # Lemma 5: Pr{L >= k - k'}, L ~ Lap(1/eps0); k' - k = -1 -> 0.5 e^{-1}
+    assert pass_probability(kp, k, eps0) == pytest.approx(0.5 * np.exp(-1.0))
+    rng = np.random.default_rng(0)
+    draws = rng.laplace(0, 1 / eps0, 400_000)
+    emp = np.mean(kp >= k + draws)
+    assert emp == pytest.approx(pass_probability(kp, k, eps0), abs=4e-3)
+
+
+def test_algorithm1_pass_rate_matches_lemma6_integral():
+    # Pr{pass} = sum_s c_s ∫ K_h(y - z_s) pt(k'(y, s)) dy  (Lemma 5/6), by quadrature.
+    z = np.array([[0.0, 0.3, 0.35, 0.5, 2.0]])
+    mask = np.ones_like(z, dtype=bool)
+    c = np.array([[0.1, 0.3, 0.2, 0.3, 0.1]])
+    h, k, gamma, eps0 = np.array([0.4]), 3, 2.0, 1.0
+    grid = np.linspace(-4, 6, 200_001)
+    exact = 0.0
+    for s in range(5):
+        lev = privacy_levels(grid[:, None], z[0][None, :], h[0], gamma)
+        kp = (lev == lev[:, [s]]).sum(axis=1)
+        dens = np.exp(-0.5 * ((grid - z[0, s]) / h[0]) ** 2) / (np.sqrt(2 * np.pi) * h[0])
+        exact += c[0, s] * integrate.trapezoid(dens * pass_probability(kp, k, eps0), grid)
+    res = synthesize(z, mask, h, c, m=1, k=k, gamma=gamma, eps0=eps0, reps=1,
+                     batch_size=200_000, max_candidates=200_000, rng=np.random.default_rng(5))
+    # with m = 1 Alg. 1 stops at the first pass: candidates ~ Geometric(p)
+    res = synthesize(np.repeat(z, 2000, 0), np.repeat(mask, 2000, 0), np.repeat(h, 2000),
+                     np.repeat(c, 2000, 0), m=1, k=k, gamma=gamma, eps0=eps0, batch_size=50,
+                     max_candidates=10_000, rng=np.random.default_rng(5))
+    rate = res.n_passed.sum() / res.n_candidates.sum()
+    assert rate == pytest.approx(exact, rel=0.03)
+
+
+def test_synthesize_counts_and_cap():
+    rng = np.random.default_rng(2)
+    z = np.vstack([rng.normal(size=(1, 12)), np.r_[[-1.0, 1.0], np.zeros(10)][None]])
+    mask = np.ones_like(z, dtype=bool)
+    mask[1, 2:] = False  # two claims: k' <= 2 < k, rarely passes
+    w = mask / mask.sum(1, keepdims=True)
+    res = synthesize(z, mask, np.array([0.5, 0.5]), w, m=30, k=5, reps=4, max_candidates=200,
+                     rng=rng)
+    assert np.all(res.n_released[:, 0] == 30)
+    assert np.all(np.isfinite(res.released[:, 0]))
+    assert np.all(res.n_candidates <= 200) and np.all(res.n_candidates[:, 1] == 200)
+    assert np.all(res.n_passed == res.n_released)
+    assert np.all(np.isnan(res.released[:, 1][:, res.n_released[:, 1].max():]))
+    no_test = synthesize(z, mask, np.array([0.5, 0.5]), w, m=7, privacy_test=False, reps=2,
+                         rng=rng)
+    assert np.all(no_test.n_released == 7) and np.all(np.isfinite(no_test.released))
+
+
+def test_synthesize_without_test_samples_the_weighted_kde():
+    z = np.array([[0.0, 10.0]])
+    w = np.array([[0.8, 0.2]])
+    res = synthesize(z, np.ones((1, 2), bool), np.array([0.1]), w, m=20_000,
+                     privacy_test=False, rng=np.random.default_rng(0))
+    y = res.released[0, 0]
+    assert np.mean(y > 5) == pytest.approx(0.2, abs=0.01)
+    assert np.std(y[y < 5]) == pytest.approx(0.1, rel=0.05)
+
+
+def test_theorem2_uniform_weights_reduce_to_bindschaedler():
+    mask = np.ones((1, 10), bool)
+    eps, delta = theorem2_budget(np.full((1, 10), 0.1), mask, k=5, gamma=4, eps0=1, t=2)
+    assert eps[0] == pytest.approx(1 + np.log(1 + 4 / 2))
+    assert delta[0] == pytest.approx(np.exp(-1 * 3))
+    small = theorem2_budget(np.full((1, 3), 1 / 3), np.ones((1, 3), bool), k=5)
+    assert np.isnan(small[0][0]) and np.isnan(small[1][0])
+    zero = theorem2_budget(np.array([[0.0, 0.5, 0.5, 0, 0, 0]]), np.ones((1, 6), bool), k=5)
+    assert np.isinf(zero[0][0])
+
+
+def test_basic_release_noise_scale():
+    z = np.array([[-1.0, 0.0, 2.0]])
+    pts = basic_release(z, np.ones_like(z, bool), 1.0, reps=20_000, rng=np.random.default_rng(1))
+    noise = pts - z[None]
+    assert np.mean(np.abs(noise)) == pytest.approx(3.0, rel=0.02)  # Lap(range / eps), range 3
+
+
+# --- validation -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kw, name",
+    [({"k": 0}, "k"), ({"gamma": 1.0}, "gamma"), ({"eps0": 0.0}, "eps0"), ({"m": 0}, "m"),
+     ({"k": 2.5}, "k")],
+)
+def test_invalid_test_parameters_are_named(kw, name):
+    z = np.zeros((1, 3))
+    args = dict(m=3, k=5, gamma=4.0, eps0=1.0) | kw
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        synthesize(z, np.ones((1, 3), bool), np.ones(1), np.ones((1, 3)) / 3,
+                   rng=np.random.default_rng(0), **args)
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        Params(**kw)
+
+
+def test_invalid_bandwidth_is_named():
+    z, mask = np.zeros((1, 3)), np.ones((1, 3), bool)
+    with pytest.raises(ValueError, match="bandwidth rule"):
+        bandwidth(z, mask, rule="scott")
+    with pytest.raises(ValueError, match="h_min"):
+        bandwidth(z, mask, h_min=0)
+    with pytest.raises(ValueError, match="bandwidth must be > 0"):
+        synthesize(z, mask, np.zeros(1), mask / 3, m=2, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="bandwidth"):
+        Params(bandwidth="scott")
+    with pytest.raises(ValueError, match="t must"):
+        Params(t=5)
+    with pytest.raises(ValueError, match="fig4_m"):
+        Params(fig4_m=(1, 31))
+
+
+def test_single_claim_object_is_named():
+    with pytest.raises(ValueError, match="object 'lonely' has 1 claim"):
+        pack_objects([0, 0, 1], [0, 1, 0], [1.0, 2.0, 3.0], n_objects=2,
+                     object_names=["ok", "lonely"])
+    claims = pd.DataFrame({"object": ["a", "a", "b"], "source": ["x", "y", "x"],
+                           "value": [1.0, 2.0, 3.0]})
+    kept, dropped = drop_single_claim_objects(claims)
+    assert dropped == 1 and set(kept["object"]) == {"a"}
+
+
+def test_bandwidth_mad_fallback_on_ties():
+    z = np.array([[-0.7071, -0.7071, 1.4142], [-1.2247, 0.0, 1.2247]])
+    h = bandwidth(z, np.ones_like(z, bool), rule="mad", h_min=0.01)
+    assert h[0] == pytest.approx(1.06 * 3 ** -0.2, rel=1e-3)  # MAD = 0 -> Silverman
+    assert h[1] == pytest.approx(1.2247)
+
+
+# --- data generator and experiment drivers ---------------------------------------------------
+
+
+def test_simulate_claims_shape_and_unreliable_fraction():
+    v, bad = simulate_claims(30, 50, 0.3, rng=np.random.default_rng(0))
+    assert v.shape == (50, 30) and bad.sum() == 9
+    assert np.all((v[:, bad] >= 0) & (v[:, bad] <= 10))
+    assert abs(v[:, ~bad].mean() - 5) < 0.05 and abs(v[:, ~bad].std() - 0.5) < 0.05
+    with pytest.raises(ValueError, match="p must"):
+        simulate_claims(30, 50, 1.5, rng=np.random.default_rng(0))
+
+
+def test_run_simulated_is_deterministic_and_complete():
+    params = Params(reps=3, fig4_m=(30,))
+    a = run_simulated(0.3, params, rng=np.random.default_rng(4))
+    b = run_simulated(0.3, params, rng=np.random.default_rng(4))
+    pd.testing.assert_frame_equal(a["table"], b["table"])
+    assert set(a["table"]["method"]) == {"PrisCrowd", "Uniform", "Basic(Strong)",
+                                         "Basic(Normal)", "Basic(Weak)"}
+    assert len(a["table"]) == 5 * 3
+    assert (a["release"]["objects"] == 50).all()
+
+
+def test_run_real_dataset_tables():
+    rng = np.random.default_rng(0)
+    truth = rng.normal(50, 10, size=20)
+    values = truth[:, None] + rng.normal(0, 1, size=(20, 8))
+    values[:, 0] += 30
+    claims = pd.DataFrame({"object": np.repeat([f"o{i}" for i in range(20)], 8),
+                           "source": np.tile([f"s{j}" for j in range(8)], 20),
+                           "value": values.ravel()})
+    truth_df = pd.DataFrame({"object": [f"o{i}" for i in range(0, 20, 2)], "truth": truth[::2]})
+    out = run_real_dataset(claims, truth_df, Params(reps=2, fig4_m=(1, 10, 30)),
+                           rng=np.random.default_rng(1))
+    assert out["info"]["objects_with_truth"].item() == 10
+    assert set(out["fig4"]["m"]) == {1, 10, 30}
+    assert (out["release"]["objects"] == 10).all()
+    assert set(out["fig3_curves"]["curve"]) == {"combined", "global", "uniform", "reference"}
+    claims3 = out["fig3_claims"]
+    assert claims3.loc[claims3["source"] == "s0", "combined_weight"].max() < \
+        claims3.loc[claims3["source"] != "s0", "combined_weight"].mean()
+    t = out["table"].groupby("method")["ISE"].mean()
+    assert np.all(np.isfinite(out["table"][["ISE", "SISE"]].to_numpy()))
+    assert t["Basic(Strong)"] > t["Basic(Weak)"]  # more Laplace noise, worse density
+    fitted = fit_claims_table(claims, Params())
+    assert len(fitted.objects) == 20
