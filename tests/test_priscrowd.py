@@ -352,3 +352,14 @@ def test_run_real_dataset_tables():
     assert t["Basic(Strong)"] > t["Basic(Weak)"]  # more Laplace noise, worse density
     fitted = fit_claims_table(claims, Params())
     assert len(fitted.objects) == 20
+
+
+def test_row_quantiles_match_numpy():
+    from crowdpriv.priscrowd._weights import _row_quantiles
+
+    rng = np.random.default_rng(0)
+    r = rng.random((20, 9))
+    mask = np.arange(9)[None, :] < rng.integers(2, 10, size=20)[:, None]
+    got = _row_quantiles(r, mask, [0.5, 0.75, 0.85])
+    want = np.nanquantile(np.where(mask, r, np.nan), [0.5, 0.75, 0.85], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-12)

@@ -1,1 +1,302 @@
-# Rules for priscrowd: experiments, then tables/figures. (filled in by its issue)
+# PrisCrowd (Huai et al., IJCAI 2019): experiment jobs (one per dataset / p, all repetitions
+# inside), then Tables 1-2, Figs. 3-5, release counts, privacy budget and claims.
+# Helpers for this file only.
+PRIS = config["priscrowd"]
+PRIS_RUN_TABLES = [
+    "table",
+    "fig4",
+    "release",
+    "budget",
+    "fig3_curves",
+    "fig3_claims",
+    "info",
+]
+PRIS_RC = "scripts/matplotlibrc"
+
+
+def pris_run(table):
+    return expand(
+        "results/priscrowd/runs/{dataset}/{table}.csv",
+        dataset=PRIS["datasets"],
+        table=table,
+    )
+
+
+def pris_simulated(table):
+    return expand(
+        "results/priscrowd/runs/simulated/p{p}/{table}.csv",
+        p=PRIS["simulated"]["p"],
+        table=table,
+    )
+
+
+def pris_figure(name):
+    return {
+        "png": report(
+            f"results/priscrowd/{name}.png",
+            caption=f"../report/priscrowd/{name}.rst",
+            category="PrisCrowd",
+            subcategory=PRIS_SUBCATEGORY[name],
+        ),
+        "svg": f"results/priscrowd/{name}.svg",
+    }
+
+
+PRIS_SUBCATEGORY = {
+    "table1": "Table 1",
+    "table2": "Table 2",
+    "fig3": "Figure 3",
+    "fig4": "Figure 4",
+    "fig5": "Figure 5",
+    "release": "Release",
+    "privacy_budget": "Theorem 2",
+}
+
+
+rule priscrowd_run:
+    input:
+        claims="data/processed/{dataset}/claims.csv",
+        truth="data/processed/{dataset}/truth.csv",
+    output:
+        **{t: f"results/priscrowd/runs/{{dataset}}/{t}.csv" for t in PRIS_RUN_TABLES},
+    log:
+        "results/logs/priscrowd/run/{dataset}.log",
+    benchmark:
+        "results/benchmarks/priscrowd/run/{dataset}.tsv"
+    conda:
+        "../../envs/crowdpriv.yaml"
+    resources:
+        mem_mb=2000,
+    params:
+        cfg=PRIS,
+        seed=config["seed"],
+    script:
+        "../../scripts/priscrowd_run.py"
+
+
+rule priscrowd_simulated:
+    output:
+        table="results/priscrowd/runs/simulated/p{p}/table.csv",
+        release="results/priscrowd/runs/simulated/p{p}/release.csv",
+    log:
+        "results/logs/priscrowd/simulated/p{p}.log",
+    benchmark:
+        "results/benchmarks/priscrowd/simulated/p{p}.tsv"
+    wildcard_constraints:
+        p=r"[0-9.]+",
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        cfg=PRIS,
+        sim=PRIS["simulated"],
+        seed=config["seed"],
+    script:
+        "../../scripts/priscrowd_simulated.py"
+
+
+rule priscrowd_runtime:
+    input:
+        claims="data/processed/{dataset}/claims.csv",
+        truth="data/processed/{dataset}/truth.csv",
+    output:
+        csv="results/priscrowd/runs/{dataset}/fig5.csv",
+    log:
+        "results/logs/priscrowd/runtime/{dataset}.log",
+    benchmark:
+        "results/benchmarks/priscrowd/runtime/{dataset}.tsv"
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        cfg=PRIS,
+        seed=config["seed"],
+    script:
+        "../../scripts/priscrowd_runtime.py"
+
+
+rule priscrowd_table1:
+    input:
+        runs=pris_run("table"),
+        paper=paper_values("priscrowd_table1.csv"),
+    output:
+        **pris_figure("table1"),
+        csv=report(
+            "results/priscrowd/table1.csv",
+            caption="../report/priscrowd/table1.rst",
+            category="PrisCrowd",
+            subcategory="Table 1",
+        ),
+        md="results/priscrowd/table1.md",
+    log:
+        "results/logs/priscrowd/table1.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        rc=PRIS_RC,
+    script:
+        "../../scripts/priscrowd_table1.py"
+
+
+rule priscrowd_table2:
+    input:
+        runs=pris_simulated("table"),
+        paper=paper_values("priscrowd_table2.csv"),
+    output:
+        **pris_figure("table2"),
+        csv=report(
+            "results/priscrowd/table2.csv",
+            caption="../report/priscrowd/table2.rst",
+            category="PrisCrowd",
+            subcategory="Table 2",
+        ),
+        md="results/priscrowd/table2.md",
+    log:
+        "results/logs/priscrowd/table2.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        rc=PRIS_RC,
+    script:
+        "../../scripts/priscrowd_table2.py"
+
+
+rule priscrowd_fig3:
+    input:
+        curves=pris_run("fig3_curves"),
+        claims=pris_run("fig3_claims"),
+    output:
+        **pris_figure("fig3"),
+        csv="results/priscrowd/fig3.csv",
+        claims="results/priscrowd/fig3_claims.csv",
+        ise="results/priscrowd/fig3_ise.csv",
+    log:
+        "results/logs/priscrowd/fig3.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        rc=PRIS_RC,
+    script:
+        "../../scripts/priscrowd_fig3.py"
+
+
+rule priscrowd_fig4:
+    input:
+        runs=pris_run("fig4"),
+    output:
+        **pris_figure("fig4"),
+        csv="results/priscrowd/fig4.csv",
+    log:
+        "results/logs/priscrowd/fig4.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        rc=PRIS_RC,
+    script:
+        "../../scripts/priscrowd_fig4.py"
+
+
+rule priscrowd_fig5:
+    input:
+        runs=pris_run("fig5"),
+    output:
+        **pris_figure("fig5"),
+        csv="results/priscrowd/fig5.csv",
+    log:
+        "results/logs/priscrowd/fig5.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        rc=PRIS_RC,
+    script:
+        "../../scripts/priscrowd_fig5.py"
+
+
+rule priscrowd_release:
+    input:
+        release=pris_run("release"),
+        info=pris_run("info"),
+        simulated=pris_simulated("release"),
+    output:
+        **pris_figure("release"),
+        csv="results/priscrowd/release.csv",
+        md="results/priscrowd/release.md",
+    log:
+        "results/logs/priscrowd/release.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        rc=PRIS_RC,
+    script:
+        "../../scripts/priscrowd_release.py"
+
+
+rule priscrowd_privacy_budget:
+    input:
+        budget=pris_run("budget"),
+    output:
+        **pris_figure("privacy_budget"),
+        csv="results/priscrowd/privacy_budget.csv",
+        md="results/priscrowd/privacy_budget.md",
+    log:
+        "results/logs/priscrowd/privacy_budget.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        rc=PRIS_RC,
+    script:
+        "../../scripts/priscrowd_privacy_budget.py"
+
+
+rule priscrowd_claims:
+    input:
+        table1="results/priscrowd/table1.csv",
+        table2="results/priscrowd/table2.csv",
+        fig4="results/priscrowd/fig4.csv",
+        fig5="results/priscrowd/fig5.csv",
+        fig3_ise="results/priscrowd/fig3_ise.csv",
+        paper1=paper_values("priscrowd_table1.csv"),
+    output:
+        csv=report(
+            "results/priscrowd/claims.csv",
+            caption="../report/priscrowd/claims.rst",
+            category="PrisCrowd",
+            subcategory="Claims",
+        ),
+        md="results/priscrowd/claims.md",
+    log:
+        "results/logs/priscrowd/claims.log",
+    localrule: True
+    conda:
+        "../../envs/crowdpriv.yaml"
+    params:
+        thresholds=PRIS["claims"],
+    script:
+        "../../scripts/priscrowd_claims.py"
+
+
+rule priscrowd:
+    input:
+        expand(
+            "results/priscrowd/{name}.{ext}",
+            name=["table1", "table2"],
+            ext=["csv", "md", "png", "svg"],
+        ),
+        expand(
+            "results/priscrowd/{name}.{ext}",
+            name=["fig3", "fig4", "fig5"],
+            ext=["csv", "png", "svg"],
+        ),
+        expand(
+            "results/priscrowd/{name}.{ext}",
+            name=["release", "privacy_budget"],
+            ext=["csv", "md", "png", "svg"],
+        ),
+        "results/priscrowd/claims.csv",
+        "results/priscrowd/claims.md",
+    localrule: True

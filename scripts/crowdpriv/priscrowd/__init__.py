@@ -10,12 +10,17 @@ from ._experiments import __all__ as _exp_all
 from ._kde import *  # noqa: F401,F403
 from ._kde import __all__ as _kde_all
 from ._metrics import *  # noqa: F401,F403
+from ._plots import *  # noqa: F401,F403
+from ._plots import __all__ as _plots_all
 from ._metrics import __all__ as _metrics_all
 from ._release import *  # noqa: F401,F403
 from ._release import __all__ as _release_all
+from ._report import *  # noqa: F401,F403
+from ._report import __all__ as _report_all
 from ._synthetic import *  # noqa: F401,F403
 from ._synthetic import __all__ as _synthetic_all
 from ._weights import *  # noqa: F401,F403
 from ._weights import __all__ as _weights_all
 
-__all__ = [*_kde_all, *_weights_all, *_release_all, *_metrics_all, *_synthetic_all, *_exp_all]
+__all__ = [*_kde_all, *_weights_all, *_release_all, *_metrics_all, *_synthetic_all, *_exp_all,
+           *_report_all, *_plots_all]

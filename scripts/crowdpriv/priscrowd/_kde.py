@@ -38,7 +38,11 @@ def gaussian_density(d, var):
     """Normal density ``N(d; 0, var)`` evaluated elementwise (broadcasting)."""
     d = np.asarray(d, dtype=float)
     var = np.asarray(var, dtype=float)
-    return np.exp(-0.5 * d * d / var) / np.sqrt(2.0 * np.pi * var)
+    out = np.square(d)
+    out *= -0.5 / var
+    np.exp(out, out=out)
+    out *= 1.0 / np.sqrt(2.0 * np.pi * var)
+    return out
 
 
 def normalise_objects(values, mask, object_names=None):

@@ -59,13 +59,17 @@ def prefix_ise(points, h, ref_w, ref_mu, ref_sd, ms):
         b = np.where(valid, b, 0.0)
         c = gaussian_density(yv[:, :, None] - yv[:, None, :], 2.0 * h[:, None, None] ** 2)
         c = c * (valid[:, :, None] & valid[:, None, :])
-        cb = np.cumsum(b, axis=1)
-        cc = np.cumsum(np.cumsum(c, axis=1), axis=2)
-        diag = np.einsum("gjj->gj", cc)
         n_eff = np.minimum(ms[None, :], count[:, None])  # (G, len(ms))
-        idx = np.maximum(n_eff - 1, 0)
-        s1 = np.take_along_axis(cb, idx, axis=1)
-        s2 = np.take_along_axis(diag, idx, axis=1)
+        if ms.size == 1 and ms[0] == M:  # whole rows: plain sums, no prefix sums needed
+            s1 = b.sum(axis=1)[:, None]
+            s2 = c.sum(axis=(1, 2))[:, None]
+        else:
+            cb = np.cumsum(b, axis=1)
+            cc = np.cumsum(np.cumsum(c, axis=1), axis=2)
+            diag = np.einsum("gjj->gj", cc)
+            idx = np.maximum(n_eff - 1, 0)
+            s1 = np.take_along_axis(cb, idx, axis=1)
+            s2 = np.take_along_axis(diag, idx, axis=1)
         safe = np.maximum(n_eff, 1)
         ise = a[:, None] - 2.0 * s1 / safe + s2 / safe**2
         out[r] = np.where(n_eff > 0, np.maximum(ise, 0.0), a[:, None])

@@ -110,6 +110,19 @@ def hampel_irwls_weight(r, q1, q2, q3):
     return np.maximum(out, 0.0)
 
 
+def _row_quantiles(r, mask, qs):
+    """Quantiles (linear interpolation, as ``np.quantile``) of the valid entries of each row."""
+    count = mask.sum(axis=1)
+    srt = np.sort(np.where(mask, r, np.inf), axis=1)
+    pos = np.asarray(qs)[:, None] * (count - 1)[None, :]  # (Q, G)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, count[None, :] - 1)
+    frac = pos - lo
+    a = np.take_along_axis(srt, lo.T, axis=1).T
+    b = np.take_along_axis(srt, hi.T, axis=1).T
+    return a + frac * (b - a)
+
+
 def local_weights(
     batch: ObjectBatch, *, quantiles=(0.5, 0.75, 0.85), update_thresholds=False, max_iter=100,
     tol=1e-8,
@@ -134,7 +147,7 @@ def local_weights(
     tol = check_positive("tol", tol)
     w = uniform_weights(batch)
     r = np.sqrt(rkhs_sq_distances(batch.K, w))
-    q = np.nanquantile(np.where(batch.mask, r, np.nan), qs, axis=1)  # (3, G)
+    q = _row_quantiles(r, batch.mask, qs)  # (3, G)
     q1, q2, q3 = (qq[:, None] for qq in q)
     for _ in range(max_iter):
         w_new = normalise_rows(hampel_irwls_weight(r, q1, q2, q3), batch.mask)
@@ -144,7 +157,7 @@ def local_weights(
             break
         r = np.sqrt(rkhs_sq_distances(batch.K, w))
         if update_thresholds:
-            q = np.nanquantile(np.where(batch.mask, r, np.nan), qs, axis=1)
+            q = _row_quantiles(r, batch.mask, qs)
             q1, q2, q3 = (qq[:, None] for qq in q)
     return w
 
