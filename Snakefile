@@ -25,4 +25,5 @@ rule all:
     default_target: True
     input:
         rules.datasets.output,
+        rules.pptd.input,
     localrule: True

@@ -295,7 +295,7 @@ def test_claims_detect_a_failing_pattern():
                        "mean": [0.9, 0.9, -0.5], "std": [0, 0.01, 0.1], "R": [1, 5, 5]})
     f8 = pd.DataFrame({"condition": ["original", "perturbed", "perturbed"] * 2,
                        "measure": ["runtime_s"] * 3 + ["iterations"] * 3,
-                       "mean": [1e-3, 1.1e-3, 1.2e-3, 4, 4, 5]})
+                       "mean": [1e-3, 1.1e-3, 1.2e-3, 4, 5, 5]})
     kw = dict(fig3=f3, fig4=f4, fig5=good, fig6=good, fig7_agreement=f7, fig8=f8)
     ok = evaluate_claims(fig2=good, **kw)
     assert set(ok["status"]) == {"holds"}
@@ -303,3 +303,35 @@ def test_claims_detect_a_failing_pattern():
     assert ko.filter(like="CRH, synthetic: MAE stays").tolist() == ["fails"]
     assert ko.filter(like="CRH, synthetic: when").tolist() == ["fails"]
     assert ko.filter(like="GTM").tolist() == ["holds"] * 3
+    f8_flat = f8.assign(mean=[1e-3, 1.1e-3, 1.2e-3, 4, 4, 4])
+    same_iters = evaluate_claims(**{**kw, "fig8": f8_flat}, fig2=good).set_index("claim")
+    assert same_iters.filter(like="slightly bigger", axis=0)["status"].tolist() == ["fails"]
+
+
+def test_runtime_study_rows_and_iterations():
+    from crowdpriv.pptd import runtime_study
+
+    df = runtime_study(seed=3, n_users=20, n_objects=5, lam1=2.0, epsilons=[1.0, 10.0],
+                       n_reps=3, n_timing=2, b=2, eta=0.9, delta=0.1)
+    it = df[df.measure == "iterations"]
+    assert list(it["condition"]) == ["original", "perturbed", "perturbed"]
+    assert (it["mean"] >= 1).all() and (df["R"] == 3).all()
+    assert (df[df.measure == "runtime_s"]["mean"] > 0).all()
+
+
+def test_weight_comparison_agrees_with_true_weights_on_synthetic_data():
+    from crowdpriv.pptd import weight_comparison
+
+    d = generate_synthetic(60, 40, 2.0, rng=np.random.default_rng(9))
+    x = d.claims[0].copy()
+    x[np.random.default_rng(1).random(x.shape) < 0.3] = np.nan
+    shown, ag = weight_comparison(x, d.truths[0], seed=1, dataset="syn", epsilon=10.0,
+                                  lam1=2.0, b=2, eta=0.9, delta=0.1, n_reps=5)
+    assert len(shown) == 14 and shown["user"].nunique() == 7
+    assert (shown.loc[shown.panel == "original", "noise_variance"] == 0).all()
+    rho = ag.set_index("measure")["mean"]
+    assert rho["spearman_estimated_true_original"] > 0.8
+    assert rho["spearman_noise_variance_weight_change"] < 0
+    with pytest.raises(ValueError, match="min_claims"):
+        weight_comparison(x, d.truths[0], seed=1, dataset="syn", epsilon=10.0, lam1=2.0,
+                          b=2, eta=0.9, delta=0.1, min_claims=41)

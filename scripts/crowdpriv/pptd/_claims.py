@@ -136,13 +136,21 @@ def evaluate_claims(
         frac = _curve(fig2, f"frac_mae_ge_alpha_{form}")
         alpha = _curve(fig2, f"alpha_thm43_{form}")
         mae = _curve(fig2, "mae")
+        bad = frac.to_numpy() > beta
+        why = ""
+        if bad.any():
+            why = "; violated at ε = " + ", ".join(
+                f"{_fmt(e)} (α = {_fmt(a)})"
+                for e, a, b_ in zip(alpha.index, alpha.to_numpy(), bad)
+                if b_
+            )
         rows.append(
             _row(
                 f"Theorem 4.3 ({form} α_λ1,c): Pr{{MAE >= α}} <= β = {beta} at every ε",
                 "Fig. 2",
-                bool(np.all(frac.to_numpy() <= beta)),
+                bool(not bad.any()),
                 f"α from {_fmt(alpha.min())} to {_fmt(alpha.max())} vs mean MAE "
-                f"{_fmt(mae.min())}..{_fmt(mae.max())}; max fraction {_fmt(frac.max())}",
+                f"{_fmt(mae.min())}..{_fmt(mae.max())}; max fraction {_fmt(frac.max())}{why}",
             )
         )
 
@@ -199,32 +207,38 @@ def evaluate_claims(
         )
     )
 
+    # Run time = iterations × cost per iteration (fixed for a fixed data size), and the paper
+    # itself checks "if the number of iterations is affected by noise level". The verdicts use
+    # the deterministic iteration counts; the measured (load-dependent) times are evidence.
     t = fig8[fig8["measure"] == "runtime_s"]
     it = fig8[fig8["measure"] == "iterations"]
     tp = t[t["condition"] == "perturbed"]["mean"].to_numpy()
     t0 = float(t[t["condition"] == "original"]["mean"].iloc[0])
-    spread = (tp.max() - tp.min()) / np.median(tp)
+    ip = it[it["condition"] == "perturbed"]["mean"].to_numpy()
+    i0 = float(it[it["condition"] == "original"]["mean"].iloc[0])
+    t_spread = (tp.max() - tp.min()) / np.median(tp)
+    i_spread = (ip.max() - ip.min()) / np.median(ip)
     smax = th["runtime_rel_spread_max"]
     rows.append(
         _row(
-            f"Run time hardly changes with the noise level ((max - min)/median over noise "
-            f"levels <= {smax}; run times are machine- and load-dependent)",
+            f"Run time hardly changes with the noise level (iterations to convergence: "
+            f"(max - min)/median over noise levels <= {smax})",
             "Fig. 8",
-            bool(spread <= smax),
-            f"perturbed run times {_fmt(tp.min() * 1e3)}..{_fmt(tp.max() * 1e3)} ms "
-            f"(relative spread {_fmt(spread)}); original {_fmt(t0 * 1e3)} ms",
+            bool(i_spread <= smax),
+            f"iterations perturbed {_fmt(ip.min())}..{_fmt(ip.max())} (relative spread "
+            f"{_fmt(i_spread)}); measured run times {_fmt(tp.min() * 1e3)}.."
+            f"{_fmt(tp.max() * 1e3)} ms (relative spread {_fmt(t_spread)}, load-dependent)",
         )
     )
-    ip = it[it["condition"] == "perturbed"]["mean"].to_numpy()
-    i0 = float(it[it["condition"] == "original"]["mean"].iloc[0])
     rows.append(
         _row(
             "Run time after perturbation is slightly bigger than on original data "
-            "(mean iterations perturbed >= original at every noise level)",
+            "(more iterations on perturbed than on original data at every noise level)",
             "Fig. 8",
-            bool(np.all(ip >= i0)),
+            bool(np.all(ip > i0)),
             f"iterations original {_fmt(i0)}, perturbed {_fmt(ip.min())}..{_fmt(ip.max())}; "
-            f"median run time perturbed/original {_fmt(np.median(tp) / t0)}",
+            f"measured median run time perturbed/original {_fmt(np.median(tp) / t0)} "
+            f"(load-dependent)",
         )
     )
     return pd.DataFrame(rows)

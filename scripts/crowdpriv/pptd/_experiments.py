@@ -411,9 +411,12 @@ def runtime_study(
     conditions = [("original", np.nan, np.nan, data.claims, np.zeros(r))]
     for i, e in enumerate(eps):
         conditions.append(("perturbed", float(e), float(lam2[i]), pert.claims[i], noise[i]))
+    timed(data.claims[0])  # warm-up: the first call pays for imports and cold caches
+    # interleave conditions within each repetition so that drifts in machine load hit all alike
+    t_all = np.array([[timed(c[3][j]) for c in conditions] for j in range(r)])  # (R, C, 2)
     rows = []
-    for cond, e, l2, claims, nz in conditions:
-        t_i = np.array([timed(claims[j]) for j in range(r)])
+    for k, (cond, e, l2, _claims, nz) in enumerate(conditions):
+        t_i = t_all[:, k, :]
         for name, vals in (("runtime_s", t_i[:, 0]), ("iterations", t_i[:, 1]), ("noise", nz)):
             m, sd, nr = _summ(vals)
             rows.append({"dataset": "synthetic", "method": method, "n_users": s,

@@ -1,0 +1,31 @@
+"""Adapter for rules pptd_synthetic_tradeoff / pptd_indoor_tradeoff: PPTD Figs. 2-6 data.
+
+Li et al., KDD 2018, "Utility-Privacy Trade-off": MAE between truth discovery on original and
+perturbed data, and the average added noise, against the privacy level ε (Figs. 2-5 on
+synthetic data with CRH / several λ1 / several S / GTM; Fig. 6 on the indoor data, here the
+indoor_surrogate). Writes one tidy CSV (one row per point × measure: mean, std, R).
+"""
+
+import numpy as np
+
+from crowdpriv.pptd import real_tradeoff, synthetic_tradeoff
+from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.tables import claims_to_matrix, read_claims, read_truth
+
+logger = log_to(snakemake.log[0])
+exp = dict(snakemake.params.exp)
+seed = int(snakemake.params.seed)
+if hasattr(snakemake.input, "claims"):
+    matrix = claims_to_matrix(read_claims(snakemake.input.claims))
+    truth = read_truth(snakemake.input.truth).set_index("object")["truth"]
+    missing = set(matrix.objects) - set(truth.index)
+    if missing:
+        raise ValueError(f"{len(missing)} objects lack ground truth, e.g. {sorted(missing)[:3]}")
+    table = real_tradeoff(
+        matrix.values, truth.loc[matrix.objects].to_numpy(dtype=float), seed=seed, **exp
+    )
+else:
+    table = synthetic_tradeoff(seed=seed, **exp)
+logger.info("%s: %d rows, lambda1 %s", snakemake.output.csv, len(table),
+            np.unique(table["lambda1"]))
+write_csv(table, snakemake.output.csv)

@@ -1,0 +1,25 @@
+"""Adapter for rule pptd_weights: PPTD Fig. 7 data (Li et al., KDD 2018).
+
+"Weight Comparison": CRH's estimated weights vs the true weights (ground truth in place of the
+aggregated results) of 7 random users, on original and perturbed indoor data (here the
+indoor_surrogate), plus the agreement of the two over all users and R perturbations.
+"""
+
+from crowdpriv.pptd import weight_comparison
+from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.tables import claims_to_matrix, read_claims, read_truth
+
+logger = log_to(snakemake.log[0])
+matrix = claims_to_matrix(read_claims(snakemake.input.claims))
+truth = read_truth(snakemake.input.truth).set_index("object")["truth"]
+shown, agreement = weight_comparison(
+    matrix.values,
+    truth.loc[matrix.objects].to_numpy(dtype=float),
+    seed=int(snakemake.params.seed),
+    **dict(snakemake.params.exp),
+)
+shown.insert(shown.columns.get_loc("source_index") + 1, "source",
+             matrix.sources[shown["source_index"].to_numpy()])
+write_csv(shown, snakemake.output.shown)
+write_csv(agreement, snakemake.output.agreement)
+logger.info("agreement:\n%s", agreement.to_string())
