@@ -26,4 +26,5 @@ rule all:
     input:
         rules.datasets.output,
         rules.pptd.input,
+        rules.priscrowd.input,
     localrule: True
