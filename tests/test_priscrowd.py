@@ -363,3 +363,37 @@ def test_row_quantiles_match_numpy():
     got = _row_quantiles(r, mask, [0.5, 0.75, 0.85])
     want = np.nanquantile(np.where(mask, r, np.nan), [0.5, 0.75, 0.85], axis=1)
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_claims_evaluation_detects_holds_and_fails():
+    from crowdpriv.priscrowd import evaluate_claims, summarise_table1, summarise_table2
+
+    methods = ["PrisCrowd", "Uniform", "Basic(Strong)", "Basic(Normal)", "Basic(Weak)"]
+    paper1 = pd.DataFrame([{"measure": ms, "method": m, "population": 1.0, "stock": 2.0,
+                            "indoor": 1.0} for ms in ("ISE", "SISE") for m in methods])
+    rows = []
+    for ds, ours in (("population", 1.0), ("stock_surrogate", 0.2), ("indoor_surrogate", 5.0)):
+        for rep in range(2):
+            for j, m in enumerate(methods):
+                v = ours if m == "PrisCrowd" else 2.0 + j
+                rows.append({"dataset": ds, "method": m, "rep": rep, "ISE": v, "SISE": v})
+    t1 = summarise_table1(pd.DataFrame(rows), paper1)
+    runs2 = pd.DataFrame([{"p": p, "method": m, "rep": 0, "ISE": p * (j + 1), "SISE": p * (j + 1)}
+                          for p in (0.1, 0.2) for j, m in enumerate(methods)])
+    paper2 = pd.DataFrame([{"p": p, "method": m, "ISE": 1.0, "SISE": 1.0}
+                           for p in (0.1, 0.2) for m in methods])
+    t2 = summarise_table2(runs2, paper2)
+    fig4 = pd.DataFrame([{"dataset": "population", "method": "PrisCrowd", "measure": ms, "m": m,
+                          "mean": 1 + 1 / m} for ms in ("ISE", "SISE") for m in (1, 10, 30)])
+    fig5 = pd.DataFrame([{"dataset": "population", "privacy_test": t, "m": m,
+                          "mean": m * (2 if t else 1)} for t in (True, False) for m in (1, 10, 30)])
+    c = evaluate_claims(t1, t2, fig4, fig5, pd.DataFrame(), paper1).set_index("claim")["status"]
+    assert c["PrisCrowd beats every baseline on ISE and SISE (dataset population)"] == "holds"
+    assert c["PrisCrowd beats every baseline on ISE and SISE (dataset indoor_surrogate)"] == "fails"
+    assert c.filter(like="largest on stock").item() == "holds"
+    assert c.filter(like="p 0.1").item() == "holds"
+    assert c.filter(like="flatten beyond m = 10 (population)").item() == "holds"  # 6 % < 10 %
+    assert c.filter(like="degrade as p grows").item() == "holds"
+    assert c.filter(like="linear in m").item() == "holds"
+    assert c.filter(like="adds run time").item() == "holds"
+    assert c.filter(like="consistent with its definitions").item() == "holds"
