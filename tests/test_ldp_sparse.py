@@ -272,3 +272,28 @@ def test_profiles_must_respect_l1_constraint():
         L.draw_task_profiles(5, 2, rng=rng("bad"), l1_norm=1.5)
     with pytest.raises(ValueError, match=r"\|\|v_j\|\|_1"):
         L.mf_prepare(np.zeros((1, 3)), np.ones((2, 3)), domain_size=5)
+
+
+def test_rr_bound_vectorised_matches_direct_sum():
+    r = rng("rrbound")
+    m, n, k, eps = 7, 9, 10, 0.7
+    q, s, sig = r.random(m), r.random(m), r.random(m) + 0.5
+    mu = r.integers(0, k, n).astype(float)
+    w = r.random((m, n)) < 0.5
+    g = np.arange(k)
+    den = np.exp(eps) + k
+    out_mean = (g.sum() - g + g * np.exp(eps)) / den
+    per_task = []
+    for j in range(n):
+        num = tot = 0.0
+        for i in np.flatnonzero(w[:, j]):
+            pdf = np.exp(-0.5 * ((g - mu[j]) / sig[i]) ** 2)
+            pdf /= pdf.sum()
+            e = (1 - s[i]) * abs(mu[j] - g.sum() / den) + s[i] * (pdf * abs(mu[j] - out_mean)).sum()
+            num, tot = num + q[i] * e, tot + q[i]
+        if tot > 0:
+            per_task.append(num / tot)
+    got = L.rr_error_bound(
+        quality=q, answered_fraction=s, sigma=sig, truth=mu, domain_size=k, epsilon=eps, answered=w
+    )
+    assert got == pytest.approx(np.mean(per_task), rel=1e-12)

@@ -1,1 +1,296 @@
-# Rules for ldp_sparse: experiments, then tables/figures. (filled in by its issue)
+# LDP-sparse (Sun et al., IEEE BigData 2018): experiments (one job per figure x sparsity point
+# or real dataset, all repetitions inside), then figures, tables, bounds and claims.
+# Uses processed(), paper_values() and CONDA_ENV from common.smk.
+
+LDP = config["ldp_sparse"]
+LDP_OUT = "results/ldp_sparse"
+LDP_SYNTHETIC = ["fig2", "fig3", "fig4"]
+
+
+rule ldp_sparse_synthetic:
+    output:
+        f"{LDP_OUT}/raw/{{experiment}}/sparsity_{{sparsity}}.csv",
+    log:
+        "results/logs/ldp_sparse/raw/{experiment}/sparsity_{sparsity}.log",
+    benchmark:
+        "results/benchmarks/ldp_sparse/raw/{experiment}/sparsity_{sparsity}.tsv"
+    wildcard_constraints:
+        experiment="|".join(LDP_SYNTHETIC),
+        sparsity=r"[0-9.]+",
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=lambda w: 200
+        + LDP[w.experiment]["workers"] * LDP[w.experiment]["tasks"] // 20000,
+    params:
+        experiment=lambda w: LDP[w.experiment],
+        common=lambda w: {
+            k: v for k, v in LDP.items() if k not in ("fig2", "fig3", "fig4", "fig5")
+        },
+        seed=config["seed"],
+    script:
+        "../../scripts/ldp_sparse_synthetic.py"
+
+
+rule ldp_sparse_real:
+    input:
+        claims=processed("{dataset}"),
+        truth=processed("{dataset}", "truth"),
+    output:
+        f"{LDP_OUT}/raw/fig5/{{dataset}}.csv",
+    log:
+        "results/logs/ldp_sparse/raw/fig5/{dataset}.log",
+    benchmark:
+        "results/benchmarks/ldp_sparse/raw/fig5/{dataset}.tsv"
+    conda:
+        CONDA_ENV
+    resources:
+        mem_mb=2000,
+    params:
+        experiment=LDP["fig5"],
+        common={
+            k: v for k, v in LDP.items() if k not in ("fig2", "fig3", "fig4", "fig5")
+        },
+        seed=config["seed"],
+    script:
+        "../../scripts/ldp_sparse_real.py"
+
+
+rule ldp_sparse_table2:
+    input:
+        "results/datasets/stats.csv",
+    output:
+        csv=report(
+            f"{LDP_OUT}/table2_datasets.csv",
+            caption="../report/ldp_sparse/table2_datasets.rst",
+            category="LDP-sparse",
+            subcategory="Table II",
+        ),
+        md=f"{LDP_OUT}/table2_datasets.md",
+    log:
+        "results/logs/ldp_sparse/table2_datasets.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        datasets=LDP["fig5"]["datasets"],
+    script:
+        "../../scripts/ldp_sparse_table2.py"
+
+
+rule ldp_sparse_fig1:
+    input:
+        claims=[processed(ds) for ds in LDP["fig5"]["datasets"]],
+        truth=[processed(ds, "truth") for ds in LDP["fig5"]["datasets"]],
+    output:
+        csv=f"{LDP_OUT}/fig1_answer_distribution.csv",
+        png=report(
+            f"{LDP_OUT}/fig1_answer_distribution.png",
+            caption="../report/ldp_sparse/fig1_answer_distribution.rst",
+            category="LDP-sparse",
+            subcategory="Figure 1",
+        ),
+        svg=f"{LDP_OUT}/fig1_answer_distribution.svg",
+    log:
+        "results/logs/ldp_sparse/fig1_answer_distribution.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        datasets=LDP["fig5"]["datasets"],
+        domain_size=LDP["real_domain_size"],
+    script:
+        "../../scripts/ldp_sparse_fig1.py"
+
+
+rule ldp_sparse_fig2:
+    input:
+        expand(
+            f"{LDP_OUT}/raw/fig2/sparsity_{{s}}.csv",
+            s=[float(s) for s in LDP["fig2"]["sparsities"]],
+        ),
+    output:
+        csv=f"{LDP_OUT}/fig2_mae_vs_epsilon.csv",
+        png=report(
+            f"{LDP_OUT}/fig2_mae_vs_epsilon.png",
+            caption="../report/ldp_sparse/fig2_mae_vs_epsilon.rst",
+            category="LDP-sparse",
+            subcategory="Figure 2",
+        ),
+        svg=f"{LDP_OUT}/fig2_mae_vs_epsilon.svg",
+    log:
+        "results/logs/ldp_sparse/fig2_mae_vs_epsilon.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        methods=LDP["methods_synthetic"],
+        panel="sparsity",
+        x="epsilon",
+        panel_label="sparsity = {:g}",
+        xlabel="privacy budget ε",
+        title=(
+            f"LDP-sparse Fig. 2: MAE change vs ε, synthetic "
+            f"{LDP['fig2']['workers']} workers × {LDP['fig2']['tasks']} tasks"
+        ),
+    script:
+        "../../scripts/ldp_sparse_figure.py"
+
+
+rule ldp_sparse_fig3:
+    input:
+        expand(
+            f"{LDP_OUT}/raw/fig3/sparsity_{{s}}.csv",
+            s=[float(s) for s in LDP["fig3"]["sparsities"]],
+        ),
+    output:
+        csv=f"{LDP_OUT}/fig3_mae_vs_sparsity.csv",
+        png=report(
+            f"{LDP_OUT}/fig3_mae_vs_sparsity.png",
+            caption="../report/ldp_sparse/fig3_mae_vs_sparsity.rst",
+            category="LDP-sparse",
+            subcategory="Figure 3",
+        ),
+        svg=f"{LDP_OUT}/fig3_mae_vs_sparsity.svg",
+    log:
+        "results/logs/ldp_sparse/fig3_mae_vs_sparsity.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        methods=LDP["methods_synthetic"],
+        panel="epsilon",
+        x="sparsity",
+        panel_label="ε = {:g}",
+        xlabel="sparsity",
+        title=(
+            f"LDP-sparse Fig. 3: MAE change vs sparsity, synthetic "
+            f"{LDP['fig3']['workers']} workers × {LDP['fig3']['tasks']} tasks"
+        ),
+    script:
+        "../../scripts/ldp_sparse_figure.py"
+
+
+rule ldp_sparse_fig4:
+    input:
+        expand(
+            f"{LDP_OUT}/raw/fig4/sparsity_{{s}}.csv",
+            s=[float(s) for s in LDP["fig4"]["sparsities"]],
+        ),
+    output:
+        csv=f"{LDP_OUT}/fig4_mae_vs_sparsity_large.csv",
+        png=report(
+            f"{LDP_OUT}/fig4_mae_vs_sparsity_large.png",
+            caption="../report/ldp_sparse/fig4_mae_vs_sparsity_large.rst",
+            category="LDP-sparse",
+            subcategory="Figure 4",
+        ),
+        svg=f"{LDP_OUT}/fig4_mae_vs_sparsity_large.svg",
+    log:
+        "results/logs/ldp_sparse/fig4_mae_vs_sparsity_large.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        methods=LDP["methods_synthetic"],
+        panel="epsilon",
+        x="sparsity",
+        panel_label="ε = {:g}",
+        xlabel="sparsity",
+        title=(
+            f"LDP-sparse Fig. 4: MAE change vs sparsity, synthetic "
+            f"{LDP['fig4']['workers']} workers × {LDP['fig4']['tasks']} tasks"
+        ),
+    script:
+        "../../scripts/ldp_sparse_figure.py"
+
+
+rule ldp_sparse_fig5:
+    input:
+        [f"{LDP_OUT}/raw/fig5/{ds}.csv" for ds in LDP["fig5"]["datasets"]],
+    output:
+        csv=f"{LDP_OUT}/fig5_mae_vs_epsilon_real.csv",
+        png=report(
+            f"{LDP_OUT}/fig5_mae_vs_epsilon_real.png",
+            caption="../report/ldp_sparse/fig5_mae_vs_epsilon_real.rst",
+            category="LDP-sparse",
+            subcategory="Figure 5",
+        ),
+        svg=f"{LDP_OUT}/fig5_mae_vs_epsilon_real.svg",
+    log:
+        "results/logs/ldp_sparse/fig5_mae_vs_epsilon_real.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        methods=LDP["methods_real"],
+        panel="dataset",
+        x="epsilon",
+        panel_label="{}",
+        xlabel="privacy budget ε",
+        title="LDP-sparse Fig. 5: MAE change vs ε on the real datasets",
+    script:
+        "../../scripts/ldp_sparse_figure.py"
+
+
+rule ldp_sparse_bounds:
+    input:
+        rules.ldp_sparse_fig2.output.csv,
+        rules.ldp_sparse_fig3.output.csv,
+        rules.ldp_sparse_fig4.output.csv,
+        rules.ldp_sparse_fig5.output.csv,
+    output:
+        csv=report(
+            f"{LDP_OUT}/bounds.csv",
+            caption="../report/ldp_sparse/bounds.rst",
+            category="LDP-sparse",
+            subcategory="Theorems 2, 3, 5",
+        ),
+        md=f"{LDP_OUT}/bounds.md",
+    log:
+        "results/logs/ldp_sparse/bounds.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        paper_bounds=LDP["paper_bounds"],
+    script:
+        "../../scripts/ldp_sparse_bounds.py"
+
+
+rule ldp_sparse_claims:
+    input:
+        fig2=rules.ldp_sparse_fig2.output.csv,
+        fig3=rules.ldp_sparse_fig3.output.csv,
+        fig4=rules.ldp_sparse_fig4.output.csv,
+        fig5=rules.ldp_sparse_fig5.output.csv,
+        bounds=rules.ldp_sparse_bounds.output.csv,
+    output:
+        report(
+            f"{LDP_OUT}/claims.csv",
+            caption="../report/ldp_sparse/claims.rst",
+            category="LDP-sparse",
+            subcategory="Claims",
+        ),
+    log:
+        "results/logs/ldp_sparse/claims.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        tolerance=LDP["claims_tolerance"],
+    script:
+        "../../scripts/ldp_sparse_claims.py"
+
+
+rule ldp_sparse:
+    input:
+        rules.ldp_sparse_table2.output,
+        rules.ldp_sparse_fig1.output,
+        rules.ldp_sparse_fig2.output,
+        rules.ldp_sparse_fig3.output,
+        rules.ldp_sparse_fig4.output,
+        rules.ldp_sparse_fig5.output,
+        rules.ldp_sparse_bounds.output,
+        rules.ldp_sparse_claims.output,
+    localrule: True

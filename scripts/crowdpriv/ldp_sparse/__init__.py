@@ -6,11 +6,15 @@ theorem bounds, the synthetic generator and the experiment drivers. Plain numpy.
 
 from ._bounds import *  # noqa: F401,F403
 from ._bounds import __all__ as _b
+from ._experiments import *  # noqa: F401,F403
+from ._experiments import __all__ as _e
 from ._inference import *  # noqa: F401,F403
 from ._inference import __all__ as _i
 from ._mechanisms import *  # noqa: F401,F403
 from ._mechanisms import __all__ as _m
+from ._plots import *  # noqa: F401,F403
+from ._plots import __all__ as _p
 from ._synthetic import *  # noqa: F401,F403
 from ._synthetic import __all__ as _s
 
-__all__ = [*_i, *_m, *_b, *_s]
+__all__ = [*_i, *_m, *_b, *_s, *_e, *_p]

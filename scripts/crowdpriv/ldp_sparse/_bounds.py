@@ -65,11 +65,10 @@ def lp_error_bound(*, quality, answered_fraction, sigma, truth, domain_size, eps
     mu = _vec("truth", truth)
     ev = (k - 1) / 2.0 if null_mean is None else float(null_mean)
     phi = np.abs(mu - ev)
-    s, sig = np.broadcast_arrays(s, sig)
-    e = (1 - s[:, None]) * (phi[None, :] + k / eps) + (s * (sig * np.sqrt(2 / np.pi) + k / eps))[
-        :, None
-    ]
-    return float((q[:, None] * e).sum(0).mean())
+    q, s, sig = np.broadcast_arrays(q, s, sig)
+    # Σ_i q_i e_ij separates into a part proportional to (φ_j + |Γ|/ε) and a constant.
+    per_task = (q * (1 - s)).sum() * (phi + k / eps) + (q * s * (sig * np.sqrt(2 / np.pi) + k / eps)).sum()
+    return float(per_task.mean())
 
 
 def rr_error_bound(
@@ -99,23 +98,35 @@ def rr_error_bound(
     q = _vec("quality", quality)
     s = _answered_fraction(answered_fraction)
     sig = _vec("sigma", sigma)
+    if (sig <= 0).any():
+        raise ValueError(f"sigma must be > 0, got {sig[sig <= 0][0]!r}")
     mu = _vec("truth", truth)
-    s, sig = np.broadcast_arrays(s, sig)
+    q, s, sig = np.broadcast_arrays(q, s, sig)
     gamma = np.arange(k, dtype=np.float64)
     den = np.exp(eps) + k
     null_mean = gamma.sum() / den
     out_mean = (gamma.sum() - gamma + gamma * np.exp(eps)) / den  # Σ_y y P_xy per x
-    dens = np.exp(-0.5 * ((gamma[None, None, :] - mu[None, :, None]) / sig[:, None, None]) ** 2)
+    # Evaluate the x-sum once per distinct truth value (truths are few answers of Γ).
+    mu_u, mu_inv = np.unique(mu, return_inverse=True)
+    dens = np.exp(-0.5 * ((gamma[None, None, :] - mu_u[None, :, None]) / sig[:, None, None]) ** 2)
     dens = dens / (np.sqrt(2 * np.pi) * sig[:, None, None])
     if weights == "normalized":
         dens = dens / dens.sum(-1, keepdims=True)
-    term_x = (dens * np.abs(mu[None, :, None] - out_mean[None, None, :])).sum(-1)  # (m, n)
-    e = (1 - s[:, None]) * np.abs(mu[None, :] - null_mean) + s[:, None] * term_x
-    w = np.ones_like(e) if answered is None else np.asarray(answered, dtype=np.float64)
-    qw = q[:, None] * w
-    tot = qw.sum(0)
+    term_u = (dens * np.abs(mu_u[None, :, None] - out_mean[None, None, :])).sum(-1)  # (m, U)
+    a_null = np.abs(mu - null_mean)  # (n,)
+    if answered is None:
+        tot = np.full(mu.shape, q.sum())
+        first = (q * (1 - s)).sum() * a_null
+        second = ((q * s)[:, None] * term_u).sum(0)[mu_inv]
+    else:
+        w = np.asarray(answered, dtype=np.float64)
+        if w.shape != (q.size, mu.size):
+            raise ValueError(f"answered must have shape {(q.size, mu.size)}, got {w.shape}")
+        tot = q @ w
+        first = ((q * (1 - s)) @ w) * a_null
+        second = (((q * s)[:, None] * term_u).T @ w)[mu_inv, np.arange(mu.size)]
     ok = tot > 0
-    return float(((qw * e).sum(0)[ok] / tot[ok]).mean())
+    return float(((first + second)[ok] / tot[ok]).mean())
 
 
 def mf_error_bound(*, quality, n_tasks, d, domain_size, epsilon):

@@ -124,10 +124,13 @@ def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32):
     k = int(domain_size)
     keep_p = rr_keep_probability(epsilon, k)
     codes = np.where(np.isnan(a), k, a).astype(np.int16)
-    keep = rng.random(a.shape, dtype=np.float32) < keep_p
-    shift = rng.integers(1, k + 1, size=a.shape, dtype=np.int16)
-    out = np.where(keep, codes, (codes + shift) % (k + 1))
-    return np.where(out == k, np.nan, out).astype(dtype)
+    flip = np.flatnonzero(~(rng.random(a.shape, dtype=np.float32) < keep_p))
+    shift = rng.integers(1, k + 1, size=flip.size, dtype=np.int16)
+    flat = codes.reshape(-1)
+    flat[flip] = (flat[flip] + shift) % (k + 1)
+    out = flat.reshape(a.shape).astype(dtype)
+    out[flat.reshape(a.shape) == k] = np.nan
+    return out
 
 
 def two_layer_epsilons(epsilon, n_workers: int, *, rng, spread: float = 1.0, batch=()):

@@ -1,0 +1,25 @@
+"""LDP-sparse Sec. VI claims, decided from the figure and bounds CSVs.
+
+Adapter: ``crowdpriv.ldp_sparse.evaluate_claims``; writes results/ldp_sparse/claims.csv.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+import pandas as pd  # noqa: E402
+
+from crowdpriv.ldp_sparse import evaluate_claims  # noqa: E402
+
+i = snakemake.input  # noqa: F821
+claims = evaluate_claims(
+    pd.read_csv(i.fig2),
+    pd.read_csv(i.fig3),
+    pd.read_csv(i.fig4),
+    pd.read_csv(i.fig5),
+    tolerance=snakemake.params.tolerance,  # noqa: F821
+    bounds=pd.read_csv(i.bounds),
+)
+claims.to_csv(snakemake.output[0], index=False)  # noqa: F821

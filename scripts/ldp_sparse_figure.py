@@ -1,0 +1,37 @@
+"""LDP-sparse Fig. 2 (MAE change vs ε), Fig. 3/4 (vs sparsity) and Fig. 5 (vs ε, real data).
+
+Adapter: concatenates the per-point repetition CSVs, summarises them (mean, std, R per point and
+method, ``crowdpriv.ldp_sparse.summarise``) and draws the figure (PNG and SVG).
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+import pandas as pd  # noqa: E402
+
+from crowdpriv.ldp_sparse import plot_panels, round_floats, save_figure, summarise  # noqa: E402
+
+p = snakemake.params  # noqa: F821
+raw = pd.concat([pd.read_csv(f) for f in snakemake.input], ignore_index=True)  # noqa: F821
+keys = ["experiment", "workers", "tasks", "sparsity", "epsilon", "method"]
+if "dataset" in raw:
+    keys.insert(1, "dataset")
+summary = summarise(raw, keys)
+order = {m: i for i, m in enumerate(p.methods)}
+summary = summary.sort_values(
+    [p.panel, p.x, "method"], key=lambda s: s.map(order) if s.name == "method" else s
+).reset_index(drop=True)
+round_floats(summary).to_csv(snakemake.output.csv, index=False)  # noqa: F821
+
+
+def label(v):
+    return p.panel_label.format(v)
+
+
+fig = plot_panels(
+    summary, panel=p.panel, x=p.x, panel_label=label, xlabel=p.xlabel, title=p.title
+)
+save_figure(fig, snakemake.output.png, snakemake.output.svg)  # noqa: F821
