@@ -96,3 +96,88 @@ def stock_claims_inputs(wildcards):
             "datasets.stock_surrogate.claims_from is 'real_claims' but real_claims_files is empty"
         )
     return [repo_path(p) for p in cfg["real_claims_files"]]
+
+
+# --- PPTD (workflow/rules/pptd.smk) ---
+
+
+def pptd_privacy():
+    return dict(config["pptd"]["privacy"])
+
+
+def pptd_td(method):
+    """Keyword arguments of the truth-discovery method (convergence threshold etc.)."""
+    return dict(config["pptd"][method])
+
+
+def pptd_synthetic_params(wildcards):
+    """Sweep of one synthetic trade-off figure: Fig. 3 varies lambda1, Fig. 4 S, Fig. 5 GTM."""
+    syn = config["pptd"]["synthetic"]
+    method = "gtm" if wildcards.fig == "fig5" else "crh"
+    return dict(
+        n_users=(
+            config["pptd"]["fig4_n_users"]
+            if wildcards.fig == "fig4"
+            else syn["n_users"]
+        ),
+        lam1=(
+            config["pptd"]["fig3_lambda1"]
+            if wildcards.fig == "fig3"
+            else syn["lambda1"]
+        ),
+        n_objects=syn["n_objects"],
+        truth_low=syn["truth_range"][0],
+        truth_high=syn["truth_range"][1],
+        epsilons=config["pptd"]["epsilons"],
+        n_reps=config["pptd"]["n_reps"],
+        method=method,
+        td_kwargs=pptd_td(method),
+        utility_beta=config["pptd"]["utility_beta"],
+        **pptd_privacy(),
+    )
+
+
+def pptd_indoor_input(table):
+    return processed(config["pptd"]["indoor"]["dataset"], table)
+
+
+# --- PrisCrowd (workflow/rules/priscrowd.smk) ---
+
+
+def pris_run(table):
+    return expand(
+        "results/priscrowd/runs/{dataset}/{table}.csv",
+        dataset=config["priscrowd"]["datasets"],
+        table=table,
+    )
+
+
+def pris_simulated(table):
+    return expand(
+        "results/priscrowd/runs/simulated/p{p}/{table}.csv",
+        p=config["priscrowd"]["simulated"]["p"],
+        table=table,
+    )
+
+
+def pris_figure(name):
+    return {
+        "png": report(
+            f"results/priscrowd/{name}.png",
+            caption=f"../report/priscrowd/{name}.rst",
+            category="PrisCrowd",
+            subcategory=PRIS_SUBCATEGORY[name],
+        ),
+        "svg": f"results/priscrowd/{name}.svg",
+    }
+
+
+PRIS_SUBCATEGORY = {
+    "table1": "Table 1",
+    "table2": "Table 2",
+    "fig3": "Figure 3",
+    "fig4": "Figure 4",
+    "fig5": "Figure 5",
+    "release": "Release",
+    "privacy_budget": "Theorem 2",
+}

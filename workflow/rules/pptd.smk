@@ -1,41 +1,8 @@
 # PPTD (Li et al., KDD 2018): experiments of Figs. 2-8, then figures and claims.
-# Helpers for this file only (kept here, not in common.smk, by agreement with the foundation).
 PPTD = config["pptd"]
 #: Figures drawn as MAE/noise vs epsilon (Figs. 2-5 synthetic, 6 indoor).
 PPTD_TRADEOFF = ["fig2", "fig3", "fig4", "fig5", "fig6"]
 PPTD_FIGURES = [*PPTD_TRADEOFF, "fig7", "fig8"]
-
-
-def pptd_privacy():
-    return dict(PPTD["privacy"])
-
-
-def pptd_td(method):
-    """Keyword arguments of the truth-discovery method (convergence threshold etc.)."""
-    return dict(PPTD[method])
-
-
-def pptd_synthetic_params(wildcards):
-    """Sweep of one synthetic trade-off figure: Fig. 3 varies lambda1, Fig. 4 S, Fig. 5 GTM."""
-    syn = PPTD["synthetic"]
-    method = "gtm" if wildcards.fig == "fig5" else "crh"
-    return dict(
-        n_users=PPTD["fig4_n_users"] if wildcards.fig == "fig4" else syn["n_users"],
-        lam1=PPTD["fig3_lambda1"] if wildcards.fig == "fig3" else syn["lambda1"],
-        n_objects=syn["n_objects"],
-        truth_low=syn["truth_range"][0],
-        truth_high=syn["truth_range"][1],
-        epsilons=PPTD["epsilons"],
-        n_reps=PPTD["n_reps"],
-        method=method,
-        td_kwargs=pptd_td(method),
-        utility_beta=PPTD["utility_beta"],
-        **pptd_privacy(),
-    )
-
-
-def pptd_indoor_input(table):
-    return f"data/processed/{PPTD['indoor']['dataset']}/{table}.csv"
 
 
 rule pptd_synthetic_tradeoff:

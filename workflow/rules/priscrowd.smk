@@ -1,6 +1,5 @@
 # PrisCrowd (Huai et al., IJCAI 2019): experiment jobs (one per dataset / p, all repetitions
 # inside), then Tables 1-2, Figs. 3-5, release counts, privacy budget and claims.
-# Helpers for this file only.
 PRIS = config["priscrowd"]
 PRIS_RUN_TABLES = [
     "table",
@@ -12,45 +11,6 @@ PRIS_RUN_TABLES = [
     "info",
 ]
 PRIS_RC = "scripts/matplotlibrc"
-
-
-def pris_run(table):
-    return expand(
-        "results/priscrowd/runs/{dataset}/{table}.csv",
-        dataset=PRIS["datasets"],
-        table=table,
-    )
-
-
-def pris_simulated(table):
-    return expand(
-        "results/priscrowd/runs/simulated/p{p}/{table}.csv",
-        p=PRIS["simulated"]["p"],
-        table=table,
-    )
-
-
-def pris_figure(name):
-    return {
-        "png": report(
-            f"results/priscrowd/{name}.png",
-            caption=f"../report/priscrowd/{name}.rst",
-            category="PrisCrowd",
-            subcategory=PRIS_SUBCATEGORY[name],
-        ),
-        "svg": f"results/priscrowd/{name}.svg",
-    }
-
-
-PRIS_SUBCATEGORY = {
-    "table1": "Table 1",
-    "table2": "Table 2",
-    "fig3": "Figure 3",
-    "fig4": "Figure 4",
-    "fig5": "Figure 5",
-    "release": "Release",
-    "privacy_budget": "Theorem 2",
-}
 
 
 rule priscrowd_run:
