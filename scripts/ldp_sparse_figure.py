@@ -1,4 +1,5 @@
-"""LDP-sparse Fig. 2 (MAE change vs ε), Fig. 3/4 (vs sparsity) and Fig. 5 (vs ε, real data).
+"""LDP-sparse Fig. 2 (MAE change vs ε), Fig. 3/4 (vs sparsity), Fig. 5 (vs ε, real data) and
+the MF sensitivity to d and a ridge term (not in the paper).
 
 Adapter: concatenates the per-point repetition CSVs, summarises them (mean, std, R per point and
 method, ``crowdpriv.ldp_sparse.summarise``) and draws the figure (PNG and SVG).
@@ -19,10 +20,11 @@ raw = pd.concat([pd.read_csv(f) for f in snakemake.input], ignore_index=True)  #
 keys = ["experiment", "workers", "tasks", "sparsity", "epsilon", "method"]
 if "dataset" in raw:
     keys.insert(1, "dataset")
+keys += list(getattr(p, "extra_keys", []))
 summary = summarise(raw, keys)
 order = {m: i for i, m in enumerate(p.methods)}
 summary = summary.sort_values(
-    [p.panel, p.x, "method"], key=lambda s: s.map(order) if s.name == "method" else s
+    [p.panel, p.x, "method"], key=lambda s: s.map(lambda v: order.get(v, len(order))) if s.name == "method" else s
 ).reset_index(drop=True)
 round_floats(summary).to_csv(snakemake.output.csv, index=False)  # noqa: F821
 

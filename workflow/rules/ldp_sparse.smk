@@ -5,6 +5,21 @@
 LDP = config["ldp_sparse"]
 LDP_OUT = "results/ldp_sparse"
 LDP_SYNTHETIC = ["fig2", "fig3", "fig4"]
+# Settings shared by every experiment (a change re-runs all of them; a figure's own block only it).
+LDP_COMMON = {
+    k: v
+    for k, v in LDP.items()
+    if k
+    not in (
+        "fig2",
+        "fig3",
+        "fig4",
+        "fig5",
+        "mf_sensitivity",
+        "paper_bounds",
+        "claims_tolerance",
+    )
+}
 
 
 rule ldp_sparse_synthetic:
@@ -24,9 +39,7 @@ rule ldp_sparse_synthetic:
         + LDP[w.experiment]["workers"] * LDP[w.experiment]["tasks"] // 20000,
     params:
         experiment=lambda w: LDP[w.experiment],
-        common=lambda w: {
-            k: v for k, v in LDP.items() if k not in ("fig2", "fig3", "fig4", "fig5")
-        },
+        common=LDP_COMMON,
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_synthetic.py"
@@ -48,9 +61,7 @@ rule ldp_sparse_real:
         mem_mb=2000,
     params:
         experiment=LDP["fig5"],
-        common={
-            k: v for k, v in LDP.items() if k not in ("fig2", "fig3", "fig4", "fig5")
-        },
+        common=LDP_COMMON,
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_real.py"
@@ -233,6 +244,56 @@ rule ldp_sparse_fig5:
         "../../scripts/ldp_sparse_figure.py"
 
 
+rule ldp_sparse_mf_sensitivity_raw:
+    output:
+        f"{LDP_OUT}/raw/mf_sensitivity.csv",
+    log:
+        "results/logs/ldp_sparse/raw/mf_sensitivity.log",
+    benchmark:
+        "results/benchmarks/ldp_sparse/raw/mf_sensitivity.tsv"
+    conda:
+        CONDA_ENV
+    params:
+        experiment=LDP["mf_sensitivity"],
+        common=LDP_COMMON,
+        seed=config["seed"],
+    script:
+        "../../scripts/ldp_sparse_mf_sensitivity.py"
+
+
+rule ldp_sparse_mf_sensitivity:
+    input:
+        rules.ldp_sparse_mf_sensitivity_raw.output,
+    output:
+        csv=f"{LDP_OUT}/mf_sensitivity.csv",
+        png=report(
+            f"{LDP_OUT}/mf_sensitivity.png",
+            caption="../report/ldp_sparse/mf_sensitivity.rst",
+            category="LDP-sparse",
+            subcategory="MF sensitivity (not in the paper)",
+        ),
+        svg=f"{LDP_OUT}/mf_sensitivity.svg",
+    log:
+        "results/logs/ldp_sparse/mf_sensitivity.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        methods=[f"MF, λ={float(r):g}" for r in LDP["mf_sensitivity"]["ridge"]],
+        extra_keys=["d", "ridge"],
+        panel="epsilon",
+        x="d",
+        panel_label="ε = {:g}",
+        xlabel="factorisation parameter d",
+        title=(
+            f"MF sensitivity (not in LDP-sparse): synthetic "
+            f"{LDP['mf_sensitivity']['workers']} workers × {LDP['mf_sensitivity']['tasks']} "
+            f"tasks, sparsity {LDP['mf_sensitivity']['sparsity']:g}"
+        ),
+    script:
+        "../../scripts/ldp_sparse_figure.py"
+
+
 rule ldp_sparse_bounds:
     input:
         rules.ldp_sparse_fig2.output.csv,
@@ -293,4 +354,5 @@ rule ldp_sparse:
         rules.ldp_sparse_fig5.output,
         rules.ldp_sparse_bounds.output,
         rules.ldp_sparse_claims.output,
+        rules.ldp_sparse_mf_sensitivity.output,
     localrule: True

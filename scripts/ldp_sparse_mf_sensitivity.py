@@ -1,0 +1,32 @@
+"""MF sensitivity to d and a ridge term λ (diagnostic for LDP-sparse Fig. 3; not in the paper).
+
+Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.run_mf_sensitivity``, writes the
+per-repetition CSV.
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
+sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+
+from crowdpriv.ldp_sparse import round_floats, run_mf_sensitivity  # noqa: E402
+
+p = snakemake.params  # noqa: F821
+exp, common = p.experiment, p.common
+raw = run_mf_sensitivity(
+    n_workers=exp["workers"],
+    n_tasks=exp["tasks"],
+    sparsity=exp["sparsity"],
+    epsilons=exp["epsilons"],
+    ds=exp["d"],
+    ridges=exp["ridge"],
+    repetitions=common["repetitions"],
+    seed=p.seed,
+    domain_size=common["synthetic_domain_size"],
+    generator=common["generator"],
+    mechanisms=common["mechanisms"],
+    inference=common["inference"],
+    max_batch_cells=common["max_batch_cells"],
+)
+round_floats(raw).to_csv(snakemake.output[0], index=False)  # noqa: F821
