@@ -297,3 +297,101 @@ def test_rr_bound_vectorised_matches_direct_sum():
         quality=q, answered_fraction=s, sigma=sig, truth=mu, domain_size=k, epsilon=eps, answered=w
     )
     assert got == pytest.approx(np.mean(per_task), rel=1e-12)
+
+
+# ---------------------------------------------------------------- experiment drivers
+
+
+def test_run_synthetic_point_is_deterministic_and_batch_independent():
+    kw = dict(experiment="t", n_workers=60, n_tasks=20, sparsity=0.5, epsilons=[0.5, 2],
+              methods=["LP", "RR", "MF", "2-Layer"], repetitions=3, seed=7, d=3)
+    a = L.run_synthetic_point(**kw)
+    b = L.run_synthetic_point(**kw, max_batch_cells=1)  # one repetition per batch
+    pd_testing = pytest.importorskip("pandas.testing")
+    pd_testing.assert_frame_equal(a, b)
+    assert len(a) == 3 * 2 * 4
+    assert np.allclose(a["mae_change"], a["mae_perturbed"] - a["mae_original"])
+    assert a["bound"][a["method"] == "2-Layer"].isna().all()
+
+
+def test_run_real_dataset_with_noise_free_limit():
+    r = rng("real")
+    truth = r.integers(0, 5, 40).astype(float)
+    a = np.tile(truth, (30, 1))
+    a[r.random(a.shape) < 0.5] = np.nan
+    out = L.run_real_dataset(a, truth, dataset="toy", epsilons=[1e6], methods=["RR"],
+                             repetitions=2, seed=1, domain_size=5)
+    # with a huge budget RR keeps every symbol: no MAE change
+    assert np.allclose(out["mae_change"], 0, atol=1e-6)
+    assert np.allclose(out["mae_original"], 0, atol=1e-6)
+
+
+def test_summarise_mean_std_r():
+    raw = __import__("pandas").DataFrame(dict(
+        method=["LP"] * 3, epsilon=[1.0] * 3, mae_change=[1.0, 2.0, 3.0],
+        mae_original=[0.0] * 3, mae_perturbed=[1.0, 2.0, 3.0], bound=[5.0] * 3))
+    s = L.summarise(raw, ["method", "epsilon"])
+    assert s.loc[0, "mean"] == 2.0 and s.loc[0, "std"] == 1.0 and s.loc[0, "R"] == 3
+
+
+def test_answer_distribution_counts():
+    a = np.array([[0, 1, np.nan], [0, 0, 2]], dtype=float)
+    t = np.array([0, 1, np.nan])
+    d = L.answer_distribution(a, t, domain_size=3)
+    alls = d[d["truth"] == "all"].set_index("answer")["count"]
+    assert list(alls) == [3, 1, 1]
+    g1 = d[d["truth"] == "1"].set_index("answer")["count"]
+    assert list(g1) == [1, 1, 0]
+
+
+def test_round_floats_ten_significant_digits():
+    df = __import__("pandas").DataFrame({"x": [1.23456789012345, 0.000123456789012345, np.nan]})
+    out = L.round_floats(df)
+    assert out["x"][0] == pytest.approx(1.234567890, abs=1e-12)
+    assert out["x"][1] == pytest.approx(0.0001234567890, rel=1e-12)
+    assert np.isnan(out["x"][2])
+
+
+def _summary(rows):
+    return __import__("pandas").DataFrame(rows, columns=["sparsity", "epsilon", "method", "mean"])
+
+
+def test_evaluate_claims_decides_from_numbers():
+    fig2 = _summary([
+        (s, e, m, v) for s in (0.5, 0.9) for e, lp, rr, mf in
+        ((0.1, 5.0, 3.0, 0.3), (1.0, 2.0, 2.0, 0.2), (2.0, 2.0, 1.0, 0.2))
+        for m, v in (("LP", lp), ("RR", rr), ("MF", mf))
+    ])
+    fig3 = _summary([
+        (s, e, m, v) for e in (0.1, 1.0) for s, lp, rr, mf in
+        ((0.1, 1.0, 1.0, 0.3), (0.9, 3.0, 3.0, 0.35))
+        for m, v in (("LP", lp), ("RR", rr), ("MF", mf))
+    ])
+    claims = L.evaluate_claims(fig2, fig3, fig3, None).set_index("claim")["status"]
+    assert claims.filter(like="smallest").iloc[0] == "holds"
+    assert claims.filter(like="never exceeds 0.5").iloc[0] == "holds"
+    assert claims.filter(like="LP drops").iloc[0] == "holds"
+    assert claims.filter(like="RR's MAE change keeps").iloc[0] == "holds"
+    assert claims.filter(like="insensitive").iloc[0] == "holds"
+    assert claims.filter(like="2-Layer").iloc[0] == "not testable"
+    # make MF exceed 0.5 and RR increase: both claims flip to fails
+    fig3.loc[fig3["method"] == "MF", "mean"] = 0.9
+    fig2.loc[(fig2["method"] == "RR") & (fig2["epsilon"] == 2.0), "mean"] = 4.0
+    claims = L.evaluate_claims(fig2, fig3, fig3, None).set_index("claim")["status"]
+    assert claims.filter(like="never exceeds 0.5").iloc[0] == "fails"
+    assert claims.filter(like="RR's MAE change keeps").iloc[0] == "fails"
+
+
+def test_dataset_table_and_markdown():
+    pd = __import__("pandas")
+    stats = pd.DataFrame(dict(
+        dataset=["web", "adultcontent"], sources=[1, 2], objects=[3, 4], claims=[5, 6],
+        sparsity_max=[0.9, 0.99], sparsity_min=[0.1, 0.2], sparsity_avg=[0.5, 0.6],
+        paper_sources=[34, 825]))
+    t = L.dataset_table(stats)
+    assert list(t["paper_workers"]) == [34, 825]
+    assert t["paper_tasks"].isna().all()
+    md = L.markdown_table(t)
+    assert md.count("\n") == 4 and md.startswith("| dataset |")
+    with pytest.raises(ValueError, match="web"):
+        L.dataset_table(stats[stats["dataset"] != "web"])

@@ -103,9 +103,10 @@ def rr_error_bound(
     mu = _vec("truth", truth)
     q, s, sig = np.broadcast_arrays(q, s, sig)
     gamma = np.arange(k, dtype=np.float64)
-    den = np.exp(eps) + k
-    null_mean = gamma.sum() / den
-    out_mean = (gamma.sum() - gamma + gamma * np.exp(eps)) / den  # Σ_y y P_xy per x
+    p_other = np.exp(-eps) / (1.0 + k * np.exp(-eps))  # 1/(e^ε + |Γ|), overflow-free
+    p_keep = 1.0 / (1.0 + k * np.exp(-eps))  # e^ε/(e^ε + |Γ|)
+    null_mean = gamma.sum() * p_other
+    out_mean = (gamma.sum() - gamma) * p_other + gamma * p_keep  # Σ_y y P_xy per x
     # Evaluate the x-sum once per distinct truth value (truths are few answers of Γ).
     mu_u, mu_inv = np.unique(mu, return_inverse=True)
     dens = np.exp(-0.5 * ((gamma[None, None, :] - mu_u[None, :, None]) / sig[:, None, None]) ** 2)

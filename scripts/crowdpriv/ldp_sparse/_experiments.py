@@ -161,7 +161,11 @@ def _run_reps(
                         mae_zero=mae_zero[b], iterations=int(res.iterations[b]),
                     ))
         del answers, answered, prepared
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    # Row order independent of how repetitions were batched.
+    order = {m: i for i, m in enumerate(methods)}
+    out = out.sort_values(["epsilon", "method", "rep"], key=lambda s: s.map(order) if s.name == "method" else s)
+    return out.reset_index(drop=True)
 
 
 def run_synthetic_point(

@@ -101,8 +101,8 @@ def rr_keep_probability(epsilon, domain_size: int):
     Each of the |Γ| other symbols of Γ ∪ {NULL} is output with probability 1/(|Γ| + e^ε).
     """
     k = check_int_at_least("domain_size", domain_size, 2)
-    e = np.exp(_check_epsilon(epsilon))
-    return e / (k + e)
+    # e^ε/(|Γ|+e^ε) written as 1/(1 + |Γ| e^(−ε)) so that a huge ε does not overflow.
+    return 1.0 / (1.0 + k * np.exp(-_check_epsilon(epsilon)))
 
 
 def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32):
