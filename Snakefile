@@ -25,6 +25,7 @@ rule all:
     default_target: True
     input:
         rules.datasets.output,
+        rules.ldp_sparse.input,
         rules.pptd.input,
         rules.priscrowd.input,
     localrule: True

@@ -21,5 +21,6 @@ claims = evaluate_claims(
     pd.read_csv(i.fig5),
     tolerance=snakemake.params.tolerance,  # noqa: F821
     bounds=pd.read_csv(i.bounds),
+    fig1=pd.read_csv(i.fig1),
 )
 claims.to_csv(snakemake.output[0], index=False)  # noqa: F821

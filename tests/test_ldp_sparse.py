@@ -342,6 +342,8 @@ def test_answer_distribution_counts():
     assert list(alls) == [3, 1, 1]
     g1 = d[d["truth"] == "1"].set_index("answer")["count"]
     assert list(g1) == [1, 1, 0]
+    gold = d[d["truth"] == "task_gold"].set_index("answer")["count"]
+    assert list(gold) == [1, 1, 0]  # the third task has no gold
 
 
 def test_round_floats_ten_significant_digits():

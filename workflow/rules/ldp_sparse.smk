@@ -326,6 +326,7 @@ rule ldp_sparse_claims:
         fig4=rules.ldp_sparse_fig4.output.csv,
         fig5=rules.ldp_sparse_fig5.output.csv,
         bounds=rules.ldp_sparse_bounds.output.csv,
+        fig1=rules.ldp_sparse_fig1.output.csv,
     output:
         report(
             f"{LDP_OUT}/claims.csv",

@@ -61,7 +61,10 @@ def plot_answer_distribution(dist: pd.DataFrame, *, title: str):
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.5 * len(datasets), 3.4), squeeze=False)
     for ax, ds, letter in zip(axes[0], datasets, "abcdefgh"):
         sub = dist[dist["dataset"] == ds]
-        groups = [g for g in dict.fromkeys(sub["truth"]) if (sub[sub["truth"] == g]["count"].sum() > 0)]
+        groups = [
+            g for g in dict.fromkeys(sub["truth"])
+            if g != "task_gold" and sub[sub["truth"] == g]["count"].sum() > 0
+        ]
         answers = sorted(set(sub["answer"]))
         width = 0.8 / max(len(groups), 1)
         for k, g in enumerate(groups):
