@@ -34,6 +34,12 @@ def label(v):
 
 
 fig = plot_panels(
-    summary, panel=p.panel, x=p.x, panel_label=label, xlabel=p.xlabel, title=p.title
+    summary,
+    panel=p.panel,
+    x=p.x,
+    panel_label=label,
+    xlabel=p.xlabel,
+    title=p.title,
+    yscale=getattr(p, "yscale", "linear"),
 )
 save_figure(fig, snakemake.output.png, snakemake.output.svg)  # noqa: F821

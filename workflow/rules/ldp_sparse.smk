@@ -285,6 +285,7 @@ rule ldp_sparse_mf_sensitivity:
         x="d",
         panel_label="ε = {:g}",
         xlabel="factorisation parameter d",
+        yscale="symlog",
         title=(
             f"MF sensitivity (not in LDP-sparse): synthetic "
             f"{LDP['mf_sensitivity']['workers']} workers × {LDP['mf_sensitivity']['tasks']} "

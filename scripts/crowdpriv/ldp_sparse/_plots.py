@@ -25,7 +25,7 @@ def _pyplot():
 
 
 def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabel: str, title: str,
-                logx: bool = False):
+                logx: bool = False, yscale: str = "linear"):
     """One panel per value of ``panel``: mean MAE change vs ``x`` per method, ±1 std band.
 
     ``summary`` has columns method, mean, std, R plus ``panel`` and ``x``.
@@ -37,15 +37,19 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
         sub = summary[summary[panel] == pv]
         for meth, g in sub.groupby("method", sort=False):
             g = g.sort_values(x)
-            style = _STYLE.get(meth, {})
-            ax.plot(g[x], g["mean"], label=meth, **style)
+            style = _STYLE.get(meth, dict(marker="o"))
+            (line,) = ax.plot(g[x], g["mean"], label=meth, **style)
             ax.fill_between(g[x], g["mean"] - g["std"].fillna(0), g["mean"] + g["std"].fillna(0),
-                            color=style.get("color"), alpha=0.15, linewidth=0)
+                            color=line.get_color(), alpha=0.15, linewidth=0)
         ax.axhline(0, color="0.6", linewidth=0.6)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("MAE change")
         if logx:
             ax.set_xscale("log")
+        if yscale == "symlog":
+            ax.set_yscale("symlog", linthresh=1.0)
+        elif yscale != "linear":
+            ax.set_yscale(yscale)
         r = sorted(set(int(v) for v in sub["R"]))
         ax.set_title(f"({letter}) {panel_label(pv)}  (R={','.join(map(str, r))})", fontsize=9)
         ax.legend(fontsize=8)
