@@ -19,6 +19,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/ldp_sparse.smk"
 include: "workflow/rules/pptd.smk"
 include: "workflow/rules/priscrowd.smk"
+include: "workflow/rules/summary.smk"
 
 
 rule all:
@@ -28,4 +29,5 @@ rule all:
         rules.ldp_sparse.input,
         rules.pptd.input,
         rules.priscrowd.input,
+        rules.summary.output,
     localrule: True

@@ -24,6 +24,8 @@ CONFIGS = [str(ROOT / "config/quick.yaml"), str(HERE / "config.yaml")]
 EXPECTED = [
     "results/datasets/stats.csv",
     "results/datasets/stats.md",
+    "results/summary.md",
+    *(f"results/{paper}/claims.csv" for paper in ("ldp_sparse", "pptd", "priscrowd")),
 ]
 
 
@@ -65,3 +67,35 @@ def test_rerun_is_byte_identical(full_run, tmp_path, mirror):
     for rel in ["data/processed/stock_surrogate/claims.csv",
                 "data/processed/indoor_surrogate/claims.csv", "results/datasets/stats.csv"]:
         assert filecmp.cmp(full_run / rel, tmp_path / rel, shallow=False), rel
+
+
+def test_claims_tables_well_formed(full_run):
+    for paper in ("ldp_sparse", "pptd", "priscrowd"):
+        claims = pd.read_csv(full_run / f"results/{paper}/claims.csv")
+        assert list(claims.columns[:4]) == ["claim", "figure", "status", "evidence"], paper
+        assert set(claims["status"]) <= {"holds", "fails", "not testable"}, paper
+        assert claims["evidence"].notna().all(), paper
+
+
+def test_summary_reads_the_csvs(full_run, mirror):
+    """Change a result CSV, rebuild only the summary: the summary shows the new values.
+
+    Runs last: it edits files of the shared run directory.
+    """
+    summary = full_run / "results/summary.md"
+    assert "Claims:" in summary.read_text()
+    table1 = full_run / "results/priscrowd/table1.csv"
+    df = pd.read_csv(table1)
+    df.loc[0, "mean"] = 123456.0
+    df.to_csv(table1, index=False)
+    claims_path = full_run / "results/pptd/claims.csv"
+    claims = pd.read_csv(claims_path)
+    holds_before = int((claims["status"] == "holds").sum())
+    claims.loc[claims["status"] == "holds", "status"] = "fails"
+    claims.to_csv(claims_path, index=False)
+    before = summary.read_text()
+    run_snakemake(full_run, mirror, "results/summary.md", extra=("--forcerun", "summary"))
+    after = summary.read_text()
+    assert "1.235e+05 ±" in after and "1.235e+05 ±" not in before
+    total = lambda text: int(text.split("**Claims: ")[1].split(" hold")[0])  # noqa: E731
+    assert total(after) == total(before) - holds_before

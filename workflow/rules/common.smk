@@ -181,3 +181,118 @@ PRIS_SUBCATEGORY = {
     "release": "Release",
     "privacy_budget": "Theorem 2",
 }
+
+
+# --- Summary (workflow/rules/summary.smk) ---
+
+
+def _ldp_size(fig):
+    cfg = config["ldp_sparse"][fig]
+    return f"{cfg['workers']:,} workers × {cfg['tasks']:,} tasks"
+
+
+#: Per paper: its key, title and every table/figure as [label in the paper, what, our files].
+#: Labels match the `figure` column of the paper's claims.csv.
+SUMMARY_FIGURES = [
+    {
+        "key": "ldp_sparse",
+        "title": "LDP-sparse (Sun et al., IEEE BigData 2018)",
+        "figures": [
+            [
+                "Table II",
+                "dataset statistics of web and adultcontent",
+                ["results/ldp_sparse/table2_datasets.md"],
+            ],
+            [
+                "Fig. 1",
+                "answer distributions of web and adultcontent",
+                ["results/ldp_sparse/fig1_answer_distribution.png"],
+            ],
+            [
+                "Fig. 2",
+                f"MAE change vs ε, LP/RR/MF ({_ldp_size('fig2')})",
+                ["results/ldp_sparse/fig2_mae_vs_epsilon.png"],
+            ],
+            [
+                "Fig. 3",
+                f"MAE change vs sparsity ({_ldp_size('fig3')})",
+                ["results/ldp_sparse/fig3_mae_vs_sparsity.png"],
+            ],
+            [
+                "Fig. 4",
+                f"MAE change vs sparsity ({_ldp_size('fig4')})",
+                ["results/ldp_sparse/fig4_mae_vs_sparsity.png"],
+            ],
+            [
+                "Fig. 5",
+                "MAE change vs ε on web and adultcontent, incl. 2-Layer",
+                ["results/ldp_sparse/fig5_mae_vs_epsilon_real.png"],
+            ],
+            [
+                "Theorems",
+                "error bounds of Theorems 1-3 beside the simulated MAE change",
+                ["results/ldp_sparse/bounds.md"],
+            ],
+        ],
+    },
+    {
+        "key": "pptd",
+        "title": "PPTD (Li et al., KDD 2018)",
+        "figures": [
+            [f"Fig. {n}", what, [f"results/pptd/fig{n}.png"]]
+            for n, what in [
+                (2, "MAE and average noise vs ε, synthetic, CRH"),
+                (3, "the same for several λ1"),
+                (4, "the same for several numbers of users S"),
+                (5, "Fig. 2 with GTM"),
+                (6, "MAE and noise vs ε on indoor_surrogate (SURROGATE)"),
+                (
+                    7,
+                    "estimated vs true weights of 7 users (indoor_surrogate, SURROGATE)",
+                ),
+                (8, "truth-discovery run time and iterations vs noise level"),
+            ]
+        ],
+    },
+    {
+        "key": "pris",
+        "title": "PrisCrowd (Huai et al., IJCAI 2019)",
+        "figures": [
+            [
+                "Table 1",
+                "ISE/SISE on population, stock_surrogate, indoor_surrogate (surrogates)",
+                ["results/priscrowd/table1.md"],
+            ],
+            [
+                "Table 2",
+                "ISE/SISE on simulated data, p = 0.1 … 0.5",
+                ["results/priscrowd/table2.md"],
+            ],
+            [
+                "Fig. 3",
+                "case-study densities, two objects per dataset",
+                ["results/priscrowd/fig3.png"],
+            ],
+            [
+                "Fig. 4",
+                "ISE and SISE vs number of released claims m",
+                ["results/priscrowd/fig4.png"],
+            ],
+            [
+                "Fig. 5",
+                "phase-2 run time vs m, with and without privacy test",
+                ["results/priscrowd/fig5.png"],
+            ],
+            [
+                "Release",
+                "objects fully/partly/never released, privacy-test pass rate",
+                ["results/priscrowd/release.md"],
+            ],
+            [
+                "Theorem 2",
+                "distribution of the per-object (ε, δ)",
+                ["results/priscrowd/privacy_budget.md"],
+            ],
+        ],
+    },
+]

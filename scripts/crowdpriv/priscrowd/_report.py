@@ -163,12 +163,13 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
     """
     rows = []
 
-    def add(claim, ok, evidence):
+    def add(claim, ok, evidence, figure):
         status = "not testable" if ok is None else ("holds" if ok else "fails")
-        rows.append({"claim": claim, "status": status, "evidence": evidence})
+        rows.append({"claim": claim, "figure": figure, "status": status, "evidence": evidence})
 
     # 1. PrisCrowd beats every baseline on ISE and SISE, per dataset and per p
-    for label, tab, key in (("dataset", table1, "dataset"), ("p", table2, "p")):
+    for label, tab, key, figure in (("dataset", table1, "dataset", "Table 1"),
+                                    ("p", table2, "p", "Table 2")):
         for val, d in tab.groupby(key, sort=False):
             ok, ev = True, []
             for measure, dm in d.groupby("measure", sort=False):
@@ -180,7 +181,7 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
                 ev.append(f"{measure}: PrisCrowd {_fmt(ours)} vs best baseline {best} "
                           f"{_fmt(base.min())}")
             add(f"PrisCrowd beats every baseline on ISE and SISE ({label} {val})", ok,
-                "; ".join(ev))
+                "; ".join(ev), figure)
     # 2. advantage largest on stock
     adv, adv_paper = {}, {}
     for ds, d in table1[table1["measure"] == "ISE"].groupby("dataset", sort=False):
@@ -192,9 +193,11 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
         ok = max(adv, key=adv.get) == "stock_surrogate"
         add("PrisCrowd's advantage (best baseline ISE / PrisCrowd ISE) is largest on stock", ok,
             "ours: " + ", ".join(f"{k} {_fmt(v)}" for k, v in adv.items())
-            + "; paper: " + ", ".join(f"{k} {_fmt(v)}" for k, v in adv_paper.items()))
+            + "; paper: " + ", ".join(f"{k} {_fmt(v)}" for k, v in adv_paper.items()),
+            "Table 1")
     else:
-        add("PrisCrowd's advantage is largest on stock", None, "stock_surrogate not run")
+        add("PrisCrowd's advantage is largest on stock", None, "stock_surrogate not run",
+            "Table 1")
     # 3. all methods degrade as p grows
     ok, bad = True, []
     for (measure, meth), d in table2.groupby(["measure", "method"], sort=False):
@@ -207,7 +210,7 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
         ok if n_p > 1 else None,
         "every method and measure non-decreasing over p = "
         + ", ".join(str(p) for p in sorted(table2["p"].unique())) if ok else
-        "decreasing somewhere: " + "; ".join(bad))
+        "decreasing somewhere: " + "; ".join(bad), "Table 2")
     # 4. ISE and SISE flatten as m grows (little change beyond m = 10 on population)
     f = fig4[fig4["method"] == "PrisCrowd"]
     for ds, d in f.groupby("dataset", sort=False):
@@ -215,7 +218,7 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
         m_max = d["m"].max()
         if flat_from_m not in set(d["m"]) or m_max <= flat_from_m:
             add(f"ISE and SISE flatten beyond m = {flat_from_m} ({ds})", None,
-                f"m = {flat_from_m} not in the sweep")
+                f"m = {flat_from_m} not in the sweep", "Fig. 4")
             continue
         for measure, dm in d.groupby("measure", sort=False):
             s = dm.set_index("m")["mean"]
@@ -226,7 +229,7 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
                       f"{_fmt(s[flat_from_m])}, m={m_max} {_fmt(s[m_max])} (change "
                       f"{flat_from_m}->{m_max}: {rel:.1%}, {d['m'].min()}->{flat_from_m}: "
                       f"{first:.1%}; tolerance {flat_tolerance:.0%})")
-        add(f"ISE and SISE flatten beyond m = {flat_from_m} ({ds})", ok, "; ".join(ev))
+        add(f"ISE and SISE flatten beyond m = {flat_from_m} ({ds})", ok, "; ".join(ev), "Fig. 4")
     # 5. run time about linear in m, privacy test adds cost
     for ds, d in fig5.groupby("dataset", sort=False):
         ev, ok = [], True
@@ -241,13 +244,14 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
             ev.append(f"{'with' if test else 'without'} test: R2 {r2:.3f}, slope "
                       f"{coef[0] * 1e3:.3g} ms per claim")
         add(f"Phase-2 run time is about linear in m ({ds}; wall clock, not reproducible)", ok,
-            "; ".join(ev) + f"; threshold R2 >= {linear_r2}")
+            "; ".join(ev) + f"; threshold R2 >= {linear_r2}", "Fig. 5")
         piv = d.pivot(index="m", columns="privacy_test", values="mean")
         if True in piv and False in piv:
             more = piv[True] > piv[False]
             add(f"The privacy test adds run time ({ds}; wall clock)", bool(more.all()),
                 f"with > without at {int(more.sum())} of {len(more)} m values; at m = "
-                f"{piv.index.max()}: {_fmt(piv[True].iloc[-1])} s vs {_fmt(piv[False].iloc[-1])} s")
+                f"{piv.index.max()}: {_fmt(piv[True].iloc[-1])} s vs {_fmt(piv[False].iloc[-1])} s",
+                "Fig. 5")
     # 6. Fig. 3: combined weights give the density closest to the reference
     if len(fig3_ise):
         piv = fig3_ise.pivot_table(index=["dataset", "case"], columns="curve",
@@ -259,7 +263,7 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
             f"closest in {n_ok} of {len(piv)} case studies; "
             + "; ".join(f"{ds} case {c}: combined {_fmt(r['combined'])}, global "
                         f"{_fmt(r['global'])}, uniform {_fmt(r['uniform'])}"
-                        for (ds, c), r in piv.iterrows()))
+                        for (ds, c), r in piv.iterrows()), "Fig. 3")
     # 7. internal consistency of the paper's Table 1: SISE <= ISE^2 for non-negative terms
     p1 = paper1.set_index(["measure", "method"])
     incons = []
@@ -270,5 +274,5 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
                 incons.append(f"{col}/{meth}: SISE {sise} > ISE^2 {ise**2:.4g}")
     add("The paper's Table 1 is consistent with its definitions (SISE = sum ISE_i^2 <= ISE^2)",
         not incons, f"{len(incons)} of {len(paper1) // 2 * (len(paper1.columns) - 2)} cells "
-        "violate it: " + "; ".join(incons[:4]) + (" ..." if len(incons) > 4 else ""))
+        "violate it: " + "; ".join(incons[:4]) + (" ..." if len(incons) > 4 else ""), "Table 1")
     return pd.DataFrame(rows)
