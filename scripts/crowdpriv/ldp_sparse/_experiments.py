@@ -7,6 +7,8 @@ so a point's numbers do not depend on which other points or repetitions are run 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -414,9 +416,13 @@ def evaluate_claims(
     """
     rows = []
 
-    def add(claim, ok, evidence):
+    def add(claim, ok, evidence, figure=None):
+        # the paper's figure the claim is read from: "(Fig. N" in its text, unless given
+        if figure is None:
+            match = re.search(r"\(Fig\. (\d)", claim)
+            figure = f"Fig. {match.group(1)}" if match else ""
         status = "not testable" if ok is None else ("holds" if ok else "fails")
-        rows.append(dict(claim=claim, status=status, evidence=evidence))
+        rows.append(dict(claim=claim, figure=figure, status=status, evidence=evidence))
 
     def piv(df, index, cols="method"):
         return df.pivot_table(index=index, columns=cols, values="mean", aggfunc="first")
@@ -434,7 +440,8 @@ def evaluate_claims(
         where_not += [f"{name}{k}: {b}" for k, b in best[best != "MF"].items()][:4]
     add("MF has the smallest MAE change in most settings (Sec. VI-C, VI-D)",
         None if total == 0 else wins > total / 2,
-        f"MF smallest at {wins}/{total} points" + (f"; e.g. not at {'; '.join(where_not)}" if where_not else ""))
+        f"MF smallest at {wins}/{total} points" + (f"; e.g. not at {'; '.join(where_not)}" if where_not else ""),
+        "Figs. 2-5")
 
     # 2. MF never exceeds 0.5 even at sparsity 0.9 (Fig. 3, 2000 x 200).
     mf3 = fig3[fig3["method"] == "MF"] if fig3 is not None else None
@@ -515,7 +522,8 @@ def evaluate_claims(
             smaller = (b.loc[common, "LP"] < a.loc[common, "LP"])
             add("At eps = 0.1, LP's MAE change is smaller on 10,000 x 1,000 than on 2,000 x 200 (Sec. VI-C)",
                 bool(smaller.all()),
-                "; ".join(f"sparsity {s:g}: {_fmt(a.loc[s, 'LP'])} vs {_fmt(b.loc[s, 'LP'])}" for s in common))
+                "; ".join(f"sparsity {s:g}: {_fmt(a.loc[s, 'LP'])} vs {_fmt(b.loc[s, 'LP'])}" for s in common),
+                "Fig. 4")
 
     # 8. 2-Layer comparable to RR on real data (Fig. 5).
     if fig5 is None or fig5.empty or not {"RR", "2-Layer"} <= set(fig5["method"]):
@@ -549,13 +557,15 @@ def evaluate_claims(
         share0 = gold[gold["answer"] == 0].set_index("dataset")["fraction"]
         add("The ground truth of more than 72% of the tasks is 0 in both real datasets (Sec. VI-B)",
             bool((share0 > 0.72).all()) if len(share0) else None,
-            "; ".join(f"{ds}: {v:.1%} of answered gold tasks have gold 0" for ds, v in share0.items()))
+            "; ".join(f"{ds}: {v:.1%} of answered gold tasks have gold 0" for ds, v in share0.items()),
+            "Fig. 1")
         per = fig1[~fig1["truth"].isin(["all", "task_gold"])].copy()
         per["correct"] = per["truth"].astype(int) == per["answer"]
         frac = per[per["correct"]].groupby("dataset")["count"].sum() / per.groupby("dataset")["count"].sum()
         add("The majority of answers equal the ground truth in both real datasets (Sec. VI-B)",
             bool((frac > 0.5).all()) if len(frac) else None,
-            "; ".join(f"{ds}: {v:.1%} of answers on gold tasks are correct" for ds, v in frac.items()))
+            "; ".join(f"{ds}: {v:.1%} of answers on gold tasks are correct" for ds, v in frac.items()),
+            "Fig. 1")
 
     # 10-11. Theorem bounds: paper examples reproduced; simulated MAE_P below the bounds.
     if bounds is not None and not bounds.empty:
@@ -563,7 +573,8 @@ def evaluate_claims(
         diff = (ex["bound"] - ex["paper_bound"]).abs()
         add("Theorem bounds of the worked examples: LP 14.13, RR 3.551, MF 1.8 (Sec. IV-V)",
             bool((diff <= 0.01).all()) if diff.notna().all() else None,
-            "; ".join(f"{r.method}: {r.bound:.4g} vs paper {r.paper_bound:.4g}" for r in ex.itertuples()))
+            "; ".join(f"{r.method}: {r.bound:.4g} vs paper {r.paper_bound:.4g}" for r in ex.itertuples()),
+            "Theorems")
         sim = bounds[bounds["experiment"] != "paper_example"]
         for meth, g in sim.groupby("method", sort=False):
             below = g["mae_perturbed_mean"] <= g["bound"]
@@ -573,5 +584,6 @@ def evaluate_claims(
                 bool(below.all()),
                 f"below at {int(below.sum())}/{len(g)} points; largest excess: MAE_P "
                 f"{_fmt(worst['mae_perturbed_mean'])} vs bound {_fmt(worst['bound'])} "
-                f"({worst['experiment']}, {worst['setting']}, sparsity {worst['sparsity']:.3g}, eps {worst['epsilon']:g})")
+                f"({worst['experiment']}, {worst['setting']}, sparsity {worst['sparsity']:.3g}, eps {worst['epsilon']:g})",
+                "Theorems")
     return pd.DataFrame(rows)
