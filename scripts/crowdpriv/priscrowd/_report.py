@@ -182,19 +182,30 @@ def evaluate_claims(table1, table2, fig4, fig5, fig3_ise, paper1, *, flat_from_m
                           f"{_fmt(base.min())}")
             add(f"PrisCrowd beats every baseline on ISE and SISE ({label} {val})", ok,
                 "; ".join(ev), figure)
-    # 2. advantage largest on stock
-    adv, adv_paper = {}, {}
-    for ds, d in table1[table1["measure"] == "ISE"].groupby("dataset", sort=False):
-        means = d.set_index("method")["mean"]
-        adv[ds] = means.drop("PrisCrowd").min() / means["PrisCrowd"]
-        pap = d.set_index("method")["paper"]
-        adv_paper[ds] = pap.drop("PrisCrowd").min() / pap["PrisCrowd"]
-    if "stock_surrogate" in adv and len(adv) > 1:
-        ok = max(adv, key=adv.get) == "stock_surrogate"
-        add("PrisCrowd's advantage (best baseline ISE / PrisCrowd ISE) is largest on stock", ok,
-            "ours: " + ", ".join(f"{k} {_fmt(v)}" for k, v in adv.items())
-            + "; paper: " + ", ".join(f"{k} {_fmt(v)}" for k, v in adv_paper.items()),
-            "Table 1")
+    # 2. advantage largest on stock. "The advantages of our proposed approach on the Stock
+    # dataset is larger ... the baseline methods are very sensitive to [outliers]": the
+    # advantage over the baselines as a group, i.e. the geometric mean over all baselines of
+    # baseline / PrisCrowd, for ISE and SISE. (Against the *best* baseline alone the paper's own
+    # Table 1 fails its claim: Basic(Weak) ISE ratio 1.25 on stock < Uniform's 1.31 on
+    # population.)
+    adv = {}
+    for col, label in (("mean", "ours"), ("paper", "paper")):
+        for (measure, ds), d in table1.groupby(["measure", "dataset"], sort=False):
+            vals = d.set_index("method")[col]
+            if "PrisCrowd" not in vals or vals.drop("PrisCrowd").empty:
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratios = vals.drop("PrisCrowd") / vals["PrisCrowd"]
+                gmean = float(np.exp(np.log(ratios).mean()))
+            adv.setdefault((label, measure), {})[ds] = gmean
+    ours_adv = {key: v for key, v in adv.items() if key[0] == "ours"}
+    if ours_adv and all("stock_surrogate" in v and len(v) > 1 for v in ours_adv.values()):
+        ok = all(max(v, key=v.get) == "stock_surrogate" for v in ours_adv.values())
+        ev = "; ".join(
+            f"{label} {measure}: " + ", ".join(f"{k} {_fmt(x)}" for k, x in v.items())
+            for (label, measure), v in adv.items())
+        add("PrisCrowd's advantage (geometric mean over baselines of baseline / PrisCrowd, ISE "
+            "and SISE) is largest on stock", ok, ev, "Table 1")
     else:
         add("PrisCrowd's advantage is largest on stock", None, "stock_surrogate not run",
             "Table 1")
