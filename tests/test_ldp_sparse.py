@@ -397,3 +397,18 @@ def test_dataset_table_and_markdown():
     assert md.count("\n") == 4 and md.startswith("| dataset |")
     with pytest.raises(ValueError, match="web"):
         L.dataset_table(stats[stats["dataset"] != "web"])
+
+
+def test_lp_bound_in_experiments_uses_the_configured_null_fill():
+    # Theorem 2's φ_j = |μ_j − E(v)|: with a constant NULL replacement v, E(v) is that constant,
+    # not the uniform mean (min + max)/2.
+    kw = dict(experiment="t", n_workers=30, n_tasks=12, sparsity=0.5, epsilons=[1.0],
+              methods=["LP"], repetitions=1, seed=3, d=2)
+    out = L.run_synthetic_point(**kw, mechanisms={"lp_null_fill": 0})
+    ds = L.generate_synthetic(30, 12, 0.5, rng=derive_rng(3, "ldp_sparse", "t", 0.5, 0, "data"))
+    answered = ~np.isnan(ds.answers)
+    expect = L.lp_error_bound(
+        quality=np.full(30, 1 / 30), answered_fraction=answered.mean(1), sigma=ds.sigma,
+        truth=ds.truth, domain_size=10, epsilon=1.0, null_mean=0.0,
+    )
+    assert out["bound"].iloc[0] == pytest.approx(expect, rel=1e-9)

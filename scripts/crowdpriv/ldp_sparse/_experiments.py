@@ -76,8 +76,11 @@ def _perturb(method, answers, eps, rng, *, domain_size, mechanisms, mf_prepared)
     return mf_perturb_prepared(mf_prepared, eps, rng=rng)
 
 
-def _bound(method, eps, *, answered, sigma, truth, domain_size, d):
-    """Theorem 2/3/5 bound in an experiment's own setting, with q_i = 1/m as in the examples."""
+def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="uniform"):
+    """Theorem 2/3/5 bound in an experiment's own setting, with q_i = 1/m as in the examples.
+
+    ``null_fill`` is LP's NULL replacement v; Theorem 2's φ_j uses its mean E(v).
+    """
     m, n = answered.shape
     q = np.full(m, 1.0 / m)
     s = answered.mean(1)
@@ -85,7 +88,8 @@ def _bound(method, eps, *, answered, sigma, truth, domain_size, d):
     common = dict(quality=q, answered_fraction=s, sigma=sigma, truth=truth[has_truth],
                   domain_size=domain_size, epsilon=eps)
     if method == "LP":
-        return lp_error_bound(**common)
+        null_mean = None if isinstance(null_fill, str) else float(null_fill)
+        return lp_error_bound(**common, null_mean=null_mean)
     if method == "RR":
         return rr_error_bound(**common, answered=answered[:, has_truth])
     if method == "MF":
@@ -156,7 +160,8 @@ def _run_reps(
                 for b, rep in enumerate(this):
                     mae_p = mae(truths[b], res.truth[b], fill_value=fill)
                     bound = _bound(method, eps, answered=answered[b], sigma=sig_for_bound[b],
-                                   truth=truths[b], domain_size=domain_size, d=d)
+                                   truth=truths[b], domain_size=domain_size, d=d,
+                                   null_fill=mechanisms.get("lp_null_fill", "uniform"))
                     rows.append(dict(
                         epsilon=eps, method=method, rep=rep, mae_original=mae_o[b],
                         mae_perturbed=mae_p, mae_change=mae_p - mae_o[b], bound=bound,
