@@ -412,3 +412,12 @@ def test_lp_bound_in_experiments_uses_the_configured_null_fill():
         truth=ds.truth, domain_size=10, epsilon=1.0, null_mean=0.0,
     )
     assert out["bound"].iloc[0] == pytest.approx(expect, rel=1e-9)
+
+
+def test_evaluate_claims_without_mf_is_not_testable_for_insensitivity():
+    fig = _summary([
+        (s, e, m, v) for e in (0.1, 1.0) for s in (0.1, 0.9)
+        for m, v in (("LP", 1.0 + s), ("RR", 2.0 + s))
+    ])
+    claims = L.evaluate_claims(fig, fig, fig, None).set_index("claim")["status"]
+    assert claims.filter(like="insensitive").iloc[0] == "not testable"
