@@ -426,3 +426,17 @@ def test_claims_on_the_papers_own_table1_confirm_its_stock_claim():
     c = evaluate_claims(t1, empty2, empty, empty, pd.DataFrame(), paper1)
     c = c.set_index("claim")["status"]
     assert c.filter(like="largest on stock").item() == "holds"
+
+
+def test_table1_per_object_average_column():
+    from crowdpriv.priscrowd import summarise_table1
+
+    paper1 = pd.DataFrame([{"measure": ms, "method": "PrisCrowd", "population": 0.5, "stock": 2.0,
+                            "indoor": 1.0} for ms in ("ISE", "SISE")])
+    runs = pd.DataFrame([{"dataset": "population", "method": "PrisCrowd", "rep": r,
+                          "ISE": 40.0 + r, "SISE": 100.0} for r in range(2)])
+    t = summarise_table1(runs, paper1, n_objects={"population": 81}).set_index("measure")
+    assert t.loc["ISE", "per_object"] == pytest.approx(40.5 / 81)
+    assert t.loc["ISE", "per_object_ratio_to_paper"] == pytest.approx(40.5 / 81 / 0.5)
+    assert t.loc["SISE", "per_object"] == pytest.approx(100 / 81)
+    assert "per_object" not in summarise_table1(runs, paper1).columns

@@ -76,6 +76,7 @@ rule priscrowd_runtime:
 rule priscrowd_table1:
     input:
         runs=pris_run("table"),
+        info=pris_run("info"),
         paper=paper_values("priscrowd_table1.csv"),
     output:
         **pris_figure("table1"),
