@@ -39,7 +39,7 @@ def test_totals_and_figure_lines():
     text = render_summary([_section(["holds", "fails", "holds", "not testable"])])
     assert "**Claims: 2 hold, 1 fail, 1 not testable** (of 4)." in text
     assert "- **Fig. 2** MAE vs ε: 4 claim(s) of the paper: 2 holds, 1 fails, 1 not testable" in text
-    assert "- **Fig. 3** x: the paper states no checkable claim" in text
+    assert "- **Fig. 3** x: no qualitative claim of the paper is attached" in text
     assert "| population | PrisCrowd | 1.5 ± 0.1 | 0.479 |" in text
 
 

@@ -57,7 +57,7 @@ def _cell(value: object) -> str:
     if isinstance(value, float):
         if value != value:
             return ""
-        return f"{value:.4g}"
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
@@ -75,7 +75,7 @@ def _figure_line(entry: FigureEntry, claims: pd.DataFrame) -> str:
         attached = claims.iloc[0:0]
     files = ", ".join(f"`{f}`" for f in entry.files)
     if attached.empty:
-        verdict = "the paper states no checkable claim for it; compare the shapes in the figure"
+        verdict = "no qualitative claim of the paper is attached; compare it with the original directly"
     else:
         totals = claim_totals(attached)
         parts = [f"{n} {s}" for s, n in totals.items() if n]

@@ -5,8 +5,36 @@ from snakemake.utils import validate
 
 validate(config, schema="../schemas/config.schema.yaml")
 
-#: Every processed dataset: data/processed/<dataset>/{claims,truth}.csv.
-DATASETS = ["population", "stock_surrogate", "indoor_surrogate", "web", "adultcontent"]
+#: Datasets the pipeline builds from the papers' data: data/processed/<dataset>/{claims,truth}.csv.
+BUILTIN_DATASETS = [
+    "population",
+    "stock_surrogate",
+    "indoor_surrogate",
+    "web",
+    "adultcontent",
+]
+#: The user's own datasets (config `custom_datasets`), imported by rule import_custom_dataset.
+CUSTOM_DATASETS = list(config.get("custom_datasets", {}))
+DATASETS = BUILTIN_DATASETS + CUSTOM_DATASETS
+
+
+def check_dataset_names():
+    """Every dataset a paper's config names must exist (built in or in custom_datasets)."""
+    named = {
+        "priscrowd.datasets": config["priscrowd"]["datasets"],
+        "pptd.indoor.dataset": [config["pptd"]["indoor"]["dataset"]],
+        "ldp_sparse.fig5.datasets": config["ldp_sparse"]["fig5"]["datasets"],
+    }
+    for key, names in named.items():
+        unknown = [name for name in names if name not in DATASETS]
+        if unknown:
+            raise ValueError(
+                f"{key} names unknown dataset(s) {unknown}; known: {DATASETS} "
+                "(add your own under custom_datasets)"
+            )
+
+
+check_dataset_names()
 #: Environment shared by every rule.
 CONDA_ENV = "../../envs/crowdpriv.yaml"
 
@@ -48,6 +76,14 @@ def raw_entry(wildcards):
             os.path.join(mirror, wildcards.group, wildcards.filename) if mirror else ""
         ),
     }
+
+
+def custom_dataset_inputs(wildcards):
+    entry = config["custom_datasets"][wildcards.dataset]
+    inputs = {"claims": repo_path(entry["claims"])}
+    if entry.get("truth"):
+        inputs["truth"] = repo_path(entry["truth"])
+    return inputs
 
 
 def processed(dataset, table="claims"):
@@ -221,7 +257,7 @@ SUMMARY_FIGURES = [
             [
                 "Fig. 4",
                 f"MAE change vs sparsity ({_ldp_size('fig4')})",
-                ["results/ldp_sparse/fig4_mae_vs_sparsity.png"],
+                ["results/ldp_sparse/fig4_mae_vs_sparsity_large.png"],
             ],
             [
                 "Fig. 5",
@@ -230,7 +266,7 @@ SUMMARY_FIGURES = [
             ],
             [
                 "Theorems",
-                "error bounds of Theorems 1-3 beside the simulated MAE change",
+                "error bounds of the LP, RR and MF theorems beside the simulated MAE change",
                 ["results/ldp_sparse/bounds.md"],
             ],
         ],

@@ -112,6 +112,24 @@ rule preprocess_indoor_surrogate:
         "../../scripts/preprocess_indoor_surrogate.py"
 
 
+rule import_custom_dataset:
+    input:
+        unpack(custom_dataset_inputs),
+    output:
+        claims=processed("{dataset}"),
+        truth=processed("{dataset}", "truth"),
+    log:
+        "results/logs/data/preprocess/{dataset}.log",
+    wildcard_constraints:
+        # only the user's datasets (a pattern that never matches when there are none)
+        dataset="|".join(CUSTOM_DATASETS) or "(?!)",
+    localrule: True
+    conda:
+        CONDA_ENV
+    script:
+        "../../scripts/import_custom_dataset.py"
+
+
 rule datasets:
     input:
         claims=expand(processed("{dataset}"), dataset=DATASETS),

@@ -4,7 +4,7 @@
 rule summary:
     input:
         stats=rules.datasets.output.csv,
-        ldp_claims=rules.ldp_sparse_claims.output[0],
+        ldp_sparse_claims=rules.ldp_sparse_claims.output[0],
         ldp_bounds=rules.ldp_sparse_bounds.output.csv,
         ldp_figures=rules.ldp_sparse.input,
         pptd_claims="results/pptd/claims.csv",

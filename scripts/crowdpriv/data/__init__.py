@@ -2,6 +2,7 @@
 
 from .acquire import ChecksumError, fetch_verified, sha256_of
 from .crowd_labels import read_adultcontent, read_web_mat
+from .custom import import_claims_table
 from .indoor import simulate_indoor
 from .population import (
     filter_population_claims,
@@ -24,6 +25,7 @@ __all__ = [
     "ChecksumError",
     "fetch_verified",
     "sha256_of",
+    "import_claims_table",
     "read_adultcontent",
     "read_web_mat",
     "simulate_indoor",
