@@ -77,6 +77,24 @@ def test_claims_tables_well_formed(full_run):
         assert claims["evidence"].notna().all(), paper
 
 
+def test_report_renders_every_figure(full_run):
+    """`snakemake --report` embeds every figure of the summary, and each one decodes."""
+    import re
+
+    from crowdpriv.report_check import check_report_figures
+
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(full_run),
+           "--report", "results/report.html", "--configfile", str(ROOT / "config/config.yaml"),
+           *CONFIGS]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    figures = check_report_figures(full_run / "results/report.html")
+    listed = set(re.findall(r"`(results/[^`]+\.png)`", (full_run / "results/summary.md").read_text()))
+    assert len(listed) >= 15
+    assert listed <= set(figures), sorted(listed - set(figures))
+    assert all(w >= 200 and h >= 100 for w, h in (figures[p] for p in listed))
+
+
 def test_summary_reads_the_csvs(full_run, mirror):
     """Change a result CSV, rebuild only the summary: the summary shows the new values.
 
