@@ -32,6 +32,15 @@ def check_dataset_names():
                 f"{key} names unknown dataset(s) {unknown}; known: {DATASETS} "
                 "(add your own under custom_datasets)"
             )
+    ldp = config["ldp_sparse"]
+    methods = ["LP", "RR", "MF", "2-Layer", *ldp["mechanisms"].get("extra", {})]
+    for key in ("methods_synthetic", "methods_real"):
+        unknown = [m for m in ldp[key] if m not in methods]
+        if unknown:
+            raise ValueError(
+                f"ldp_sparse.{key} names unknown mechanism(s) {unknown}; known: {methods} "
+                "(add your own under ldp_sparse.mechanisms.extra)"
+            )
 
 
 check_dataset_names()

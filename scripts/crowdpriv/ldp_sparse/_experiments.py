@@ -7,6 +7,7 @@ so a point's numbers do not depend on which other points or repetitions are run 
 
 from __future__ import annotations
 
+import importlib
 import re
 
 import numpy as np
@@ -29,6 +30,7 @@ from ._synthetic import generate_synthetic
 
 __all__ = [
     "METHODS",
+    "load_mechanism",
     "run_synthetic_point",
     "run_real_dataset",
     "run_mf_sensitivity",
@@ -45,11 +47,33 @@ __all__ = [
 METHODS = ("LP", "RR", "MF", "2-Layer")
 
 
-def _check_methods(methods):
+def load_mechanism(spec: str):
+    """Import a user's perturbation from ``"module:function"`` (config ``mechanisms.extra``).
+
+    The function is called as ``f(answers, epsilon, *, rng, domain_size)`` with a workers x tasks
+    array (``NaN`` = NULL) and must return the perturbed array of the same shape, ``NaN`` where
+    the perturbed answer is NULL (see README "Extending" and :mod:`crowdpriv.examples`).
+    """
+    module_name, _, attr = str(spec).partition(":")
+    if not module_name or not attr:
+        raise ValueError(f"a mechanism must be given as 'module:function', got {spec!r}")
+    try:
+        func = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"cannot load mechanism {spec!r}: {err}") from err
+    if not callable(func):
+        raise ValueError(f"mechanism {spec!r} is not callable")
+    return func
+
+
+def _check_methods(methods, extra=()):
     methods = list(methods)
+    known = [*METHODS, *extra]
     for meth in methods:
-        if meth not in METHODS:
-            raise ValueError(f"methods must be among {list(METHODS)}, got {meth!r}")
+        if meth not in known:
+            raise ValueError(
+                f"methods must be among {known} (add others under mechanisms.extra), got {meth!r}"
+            )
     return methods
 
 
@@ -61,6 +85,14 @@ def _check_epsilons(epsilons):
 
 
 def _perturb(method, answers, eps, rng, *, domain_size, mechanisms, mf_prepared):
+    extra = mechanisms.get("extra", {})
+    if method in extra:
+        out = np.asarray(load_mechanism(extra[method])(answers, eps, rng=rng, domain_size=domain_size))
+        if out.shape != answers.shape:
+            raise ValueError(
+                f"mechanism {method!r} returned shape {out.shape}, expected {answers.shape}"
+            )
+        return out.astype(answers.dtype, copy=False)
     if method == "LP":
         return lp_perturb(
             answers, eps, rng=rng, domain_size=domain_size,
@@ -195,8 +227,9 @@ def run_synthetic_point(
     n = check_int_at_least("n_tasks", n_tasks, 1)
     r = check_int_at_least("repetitions", repetitions, 1)
     check_int_at_least("d", d, 1)
-    epsilons, methods = _check_epsilons(epsilons), _check_methods(methods)
     generator, mechanisms, inference = generator or {}, mechanisms or {}, inference or {}
+    epsilons = _check_epsilons(epsilons)
+    methods = _check_methods(methods, mechanisms.get("extra", {}))
     sparsity = float(sparsity)
 
     def make(rep):
@@ -238,7 +271,8 @@ def run_real_dataset(
     if t.shape != (a.shape[1],):
         raise ValueError(f"truth must have shape ({a.shape[1]},), got {t.shape}")
     r = check_int_at_least("repetitions", repetitions, 1)
-    epsilons, methods = _check_epsilons(epsilons), _check_methods(methods)
+    epsilons = _check_epsilons(epsilons)
+    methods = _check_methods(methods, (mechanisms or {}).get("extra", {}))
     out = _run_reps(
         lambda rep: (a, t, None), experiment="fig5", point=dataset, epsilons=epsilons,
         methods=methods, repetitions=r, seed=seed, domain_size=domain_size, d=d,
