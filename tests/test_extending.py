@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
 from crowdpriv.data import import_claims_table
 
@@ -21,17 +23,31 @@ def _snakemake(root, workdir, mirror, *args, overrides=()):
 
 @pytest.mark.e2e
 def test_add_a_sweep_point(root, tmp_path, mirror):
-    """Adding p = 0.6 to the list is all it takes: Table 2 gets a job for it, and it runs."""
-    override = root / "config/examples/add_sweep_point.yaml"
-    dry = _snakemake(root, tmp_path, mirror, "-n", "results/priscrowd/table2.csv",
-                     overrides=[str(override)])
+    """Adding p = 0.6 to the list is all it takes, and only the new point's job runs."""
+    example = root / "config/examples/add_sweep_point.yaml"
+    dry = _snakemake(root, tmp_path / "example", mirror, "-n", "results/priscrowd/table2.csv",
+                     overrides=[str(example)])
     assert dry.returncode == 0, dry.stderr[-3000:]
     assert "results/priscrowd/runs/simulated/p0.6/table.csv" in dry.stdout
-    run = _snakemake(root, tmp_path, mirror, "results/priscrowd/runs/simulated/p0.6/table.csv",
-                     overrides=[str(override)])
+
+    quick = yaml.safe_load((root / "config/quick.yaml").read_text())
+    base = yaml.safe_load((root / "config/config.yaml").read_text())
+    points = quick.get("priscrowd", {}).get("simulated", {}).get(
+        "p", base["priscrowd"]["simulated"]["p"]
+    )
+    target = "results/priscrowd/table2.csv"
+    first = _snakemake(root, tmp_path, mirror, target)
+    assert first.returncode == 0, first.stderr[-3000:]
+    extended = tmp_path / "extended.yaml"
+    extended.write_text(yaml.safe_dump({"priscrowd": {"simulated": {"p": [*points, 0.6]}}}))
+    plan = _snakemake(root, tmp_path, mirror, "-n", target, overrides=[str(extended)])
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    counts = re.findall(r"^priscrowd_simulated\s+(\d+)$", plan.stdout, flags=re.MULTILINE)
+    assert counts and set(counts) == {"1"}, plan.stdout[-2000:]  # p = 0.6 only
+    run = _snakemake(root, tmp_path, mirror, target, overrides=[str(extended)])
     assert run.returncode == 0, run.stderr[-3000:]
-    table = pd.read_csv(tmp_path / "results/priscrowd/runs/simulated/p0.6/table.csv")
-    assert len(table) > 0
+    table2 = pd.read_csv(tmp_path / target)
+    assert 0.6 in set(table2["p"])
 
 
 @pytest.mark.e2e

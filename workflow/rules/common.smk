@@ -189,6 +189,19 @@ def pptd_indoor_input(table):
 # --- PrisCrowd (workflow/rules/priscrowd.smk) ---
 
 
+def pris_job_params():
+    """PrisCrowd's algorithm parameters for a job: without the keys that only list jobs
+    (datasets, simulated) or judge claims, so adding a sweep point re-runs only its own job.
+    """
+    skip = ("datasets", "simulated", "claims")
+    return {k: v for k, v in config["priscrowd"].items() if k not in skip}
+
+
+def pris_simulation_params():
+    """Settings of the simulated data of Table 2, without the list of p values."""
+    return {k: v for k, v in config["priscrowd"]["simulated"].items() if k != "p"}
+
+
 def pris_run(table):
     return expand(
         "results/priscrowd/runs/{dataset}/{table}.csv",

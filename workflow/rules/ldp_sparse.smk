@@ -38,7 +38,10 @@ rule ldp_sparse_synthetic:
         mem_mb=lambda w: 200
         + LDP[w.experiment]["workers"] * LDP[w.experiment]["tasks"] // 20000,
     params:
-        experiment=lambda w: LDP[w.experiment],
+        # the point's own settings, not the list of points: adding one runs only the new job
+        experiment=lambda w: {
+            k: v for k, v in LDP[w.experiment].items() if k != "sparsities"
+        },
         common=LDP_COMMON,
         seed=config["seed"],
     script:

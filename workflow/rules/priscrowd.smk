@@ -28,7 +28,7 @@ rule priscrowd_run:
     resources:
         mem_mb=2000,
     params:
-        cfg=PRIS,
+        cfg=pris_job_params(),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_run.py"
@@ -47,8 +47,8 @@ rule priscrowd_simulated:
     conda:
         "../../envs/crowdpriv.yaml"
     params:
-        cfg=PRIS,
-        sim=PRIS["simulated"],
+        cfg=pris_job_params(),
+        sim=pris_simulation_params(),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_simulated.py"
@@ -67,7 +67,7 @@ rule priscrowd_runtime:
     conda:
         "../../envs/crowdpriv.yaml"
     params:
-        cfg=PRIS,
+        cfg=pris_job_params(),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_runtime.py"
