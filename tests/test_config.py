@@ -82,3 +82,23 @@ def test_bad_values_named(root, default_config, path, value, message):
     _set(default_config, path, value)
     with pytest.raises(WorkflowError, match=message):
         _validate(root, default_config)
+
+
+def test_every_config_key_is_documented(root, default_config):
+    """config/README.md names every key of config/config.yaml (raw file entries aside)."""
+    import re
+
+    doc = (root / "config/README.md").read_text()
+    missing = []
+
+    def walk(node, path):
+        for key, value in node.items():
+            if path[:1] == ("raw",):
+                return
+            if not re.search(rf"(?<![\w-]){re.escape(str(key))}(?![\w-])", doc):
+                missing.append(".".join((*path, str(key))))
+            if isinstance(value, dict):
+                walk(value, (*path, str(key)))
+
+    walk(default_config, ())
+    assert not missing, missing
