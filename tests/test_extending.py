@@ -130,3 +130,21 @@ def test_example_mechanism_keeps_nulls_and_its_probability():
         load_mechanism("rr_answers_only")
     with pytest.raises(ValueError, match="cannot load mechanism"):
         load_mechanism("crowdpriv.examples:nope")
+
+
+@pytest.mark.e2e
+def test_malformed_dataset_fails_cleanly(root, tmp_path, mirror):
+    """A non-numeric value stops the import with the file and row named, and no output is left."""
+    claims = tmp_path / "claims.csv"
+    claims.write_text("object,source,value\nroom1,a,20.5\nroom1,b,warm\n")
+    override = tmp_path / "bad_data.yaml"
+    override.write_text(f"custom_datasets:\n  rooms:\n    claims: {claims}\n")
+    work = tmp_path / "w"
+    run = _snakemake(root, work, mirror, "data/processed/rooms/claims.csv",
+                     overrides=[str(override)])
+    assert run.returncode != 0
+    log = (work / "results/logs/data/preprocess/rooms.log").read_text()
+    assert "non-numeric value 'warm' in data row 2" in log and str(claims) in log
+    assert not (work / "data/processed/rooms").exists() or not any(
+        (work / "data/processed/rooms").iterdir()
+    )
