@@ -5,21 +5,14 @@
 (b) the iterations to convergence. Run times are machine- and load-dependent.
 """
 
-from pathlib import Path
+from crowdpriv.plotting import save_figure, use_style
+from crowdpriv.runtime import log_to
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402, I001 - after crowdpriv.plotting selects Agg
 import pandas as pd  # noqa: E402
 
-from crowdpriv.runtime import log_to  # noqa: E402
-
 logger = log_to(snakemake.log[0])
-rc = Path(snakemake.scriptdir) / "matplotlibrc"
-if rc.exists():
-    matplotlib.rc_file(rc)
-matplotlib.rcParams["svg.hashsalt"] = "crowdpriv"
+use_style()
 
 df = pd.read_csv(snakemake.input.csv)
 
@@ -56,6 +49,5 @@ fig.suptitle(
     f"{int(r['n_timing'])} timed calls each",
     fontsize=10,
 )
-for path in (snakemake.output.png, snakemake.output.svg):
-    fig.savefig(path, dpi=150, metadata={"Date": None} if path.endswith(".svg") else None)
+save_figure(fig, snakemake.output.png, snakemake.output.svg)
 logger.info("wrote %s", snakemake.output)

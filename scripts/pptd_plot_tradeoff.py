@@ -7,21 +7,14 @@ Trade-off on Indoor Floorplan Dataset" (here the indoor_surrogate). Panels (a) M
 (b) average added noise against ε, same y scale as in the paper; bars = ±1 sd over R.
 """
 
-from pathlib import Path
+from crowdpriv.plotting import save_figure, use_style
+from crowdpriv.runtime import log_to
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402, I001 - after crowdpriv.plotting selects Agg
 import pandas as pd  # noqa: E402
 
-from crowdpriv.runtime import log_to  # noqa: E402
-
 logger = log_to(snakemake.log[0])
-rc = Path(snakemake.scriptdir) / "matplotlibrc"
-if rc.exists():
-    matplotlib.rc_file(rc)
-matplotlib.rcParams["svg.hashsalt"] = "crowdpriv"
+use_style()
 
 TITLES = {
     "fig2": "Utility-privacy trade-off (CRH)",
@@ -61,6 +54,5 @@ elif group != "lambda1":
 fig.suptitle(
     f"PPTD Fig. {fig_id[3:]}: {TITLES[fig_id]} on {label_ds}, R = {R}{extra}", fontsize=10
 )
-for path in (snakemake.output.png, snakemake.output.svg):
-    fig.savefig(path, dpi=150, metadata={"Date": None} if path.endswith(".svg") else None)
+save_figure(fig, snakemake.output.png, snakemake.output.svg)
 logger.info("wrote %s", snakemake.output)

@@ -5,21 +5,14 @@ Estimated weights (blue dotted) vs true weights (black solid) of 7 random users 
 floorplan data); true weights use the ground truth in CRH's weight formula.
 """
 
-from pathlib import Path
+from crowdpriv.plotting import save_figure, use_style
+from crowdpriv.runtime import log_to
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402, I001 - after crowdpriv.plotting selects Agg
 import pandas as pd  # noqa: E402
 
-from crowdpriv.runtime import log_to  # noqa: E402
-
 logger = log_to(snakemake.log[0])
-rc = Path(snakemake.scriptdir) / "matplotlibrc"
-if rc.exists():
-    matplotlib.rc_file(rc)
-matplotlib.rcParams["svg.hashsalt"] = "crowdpriv"
+use_style()
 
 df = pd.read_csv(snakemake.input.csv)
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True, constrained_layout=True)
@@ -29,12 +22,14 @@ for ax, (panel, title) in zip(axes, [("original", "(a) Original data"),
     ax.plot(sub["user"], sub["true_weight"], "k-", marker="s", ms=4, label="true weight")
     ax.plot(sub["user"], sub["estimated_weight"], "b:", marker="o", ms=4,
             label="estimated weight")
-    if panel == "perturbed":
-        for u, w, v in zip(sub["user"], sub["estimated_weight"], sub["noise_variance"]):
-            ax.annotate(f"δ²={v:.3g}", (u, w), textcoords="offset points", xytext=(0, 6),
-                        ha="center", fontsize=6)
     ax.set_xticks(sub["user"])
-    ax.set_xlabel("user")
+    if panel == "perturbed":  # each user's own noise variance under its tick, clear of the lines
+        ax.set_xticklabels(
+            [f"{u}\nδ²={v:.3g}" for u, v in zip(sub["user"], sub["noise_variance"])], fontsize=7
+        )
+        ax.set_xlabel("user (δ² = the user's noise variance)")
+    else:
+        ax.set_xlabel("user")
     ax.set_title(title)
     ax.grid(alpha=0.3)
 axes[0].set_ylabel("CRH weight")
@@ -46,6 +41,5 @@ fig.suptitle(
     f"(λ2 = {df['lambda2'].iloc[0]:.3g}), one perturbation",
     fontsize=10,
 )
-for path in (snakemake.output.png, snakemake.output.svg):
-    fig.savefig(path, dpi=150, metadata={"Date": None} if path.endswith(".svg") else None)
+save_figure(fig, snakemake.output.png, snakemake.output.svg)
 logger.info("wrote %s", snakemake.output)

@@ -16,9 +16,9 @@ _STYLE = {
 
 
 def _pyplot():
-    import matplotlib
+    from crowdpriv.plotting import use_style
 
-    matplotlib.use("Agg")
+    use_style()  # the pipeline's one look (scripts/matplotlibrc), Agg backend
     import matplotlib.pyplot as plt
 
     return plt
@@ -87,9 +87,7 @@ def plot_answer_distribution(dist: pd.DataFrame, *, title: str):
 
 
 def save_figure(fig, *paths):
-    """Save one figure to every path (PNG/SVG by extension) with fixed metadata."""
-    plt = _pyplot()
-    for p in paths:
-        meta = {"Date": None} if str(p).endswith(".svg") else {"Software": None}
-        fig.savefig(p, dpi=150, metadata=meta)
-    plt.close(fig)
+    """Save one figure to every path (PNG/SVG by extension) with fixed metadata, then close it."""
+    from crowdpriv.plotting import save_figure as _save_figure
+
+    _save_figure(fig, *paths)

@@ -37,9 +37,9 @@ def _label(ds):
 
 
 def _save(fig, paths):
-    for p in paths:
-        Path(p).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(p, metadata={"Date": None} if str(p).endswith(".svg") else None)
+    from crowdpriv.plotting import save_figure
+
+    save_figure(fig, *paths)
 
 
 def _bars(ax, d, group_col, methods):
