@@ -34,6 +34,17 @@ BANDWIDTH_RULES = ("mad", "silverman")
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
 
+
+def _require_two_claims(counts, object_names=None) -> None:
+    """Raise naming the first object with fewer than two claims (z-scoring needs two)."""
+    if (counts < 2).any():
+        i = int(np.flatnonzero(counts < 2)[0])
+        name = object_names[i] if object_names is not None else i
+        raise ValueError(
+            f"object {name!r} has {int(counts[i])} claim(s); PrisCrowd's per-object "
+            "normalisation needs at least 2 (filter such objects first)"
+        )
+
 def gaussian_density(d, var):
     """Normal density ``N(d; 0, var)`` evaluated elementwise (broadcasting)."""
     d = np.asarray(d, dtype=float)
@@ -71,13 +82,7 @@ def normalise_objects(values, mask, object_names=None):
     values = np.asarray(values, dtype=float)
     mask = np.asarray(mask, dtype=bool)
     counts = mask.sum(axis=1)
-    if (counts < 2).any():
-        i = int(np.flatnonzero(counts < 2)[0])
-        name = object_names[i] if object_names is not None else i
-        raise ValueError(
-            f"object {name!r} has {int(counts[i])} claim(s); PrisCrowd's per-object "
-            "normalisation needs at least 2 (filter such objects first)"
-        )
+    _require_two_claims(counts, object_names)
     x = np.where(mask, values, 0.0)
     mean = x.sum(axis=1) / counts
     dev = np.where(mask, values - mean[:, None], 0.0)
@@ -235,13 +240,7 @@ def pack_objects(
     src_codes = np.asarray(src_codes, dtype=int)
     values = np.asarray(values, dtype=float)
     counts = np.bincount(obj_codes, minlength=n_objects)
-    if (counts < 2).any():
-        i = int(np.flatnonzero(counts < 2)[0])
-        name = object_names[i] if object_names is not None else i
-        raise ValueError(
-            f"object {name!r} has {int(counts[i])} claim(s); PrisCrowd's per-object "
-            "normalisation needs at least 2 (filter such objects first)"
-        )
+    _require_two_claims(counts, object_names)
     order = np.argsort(obj_codes, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     pos = np.arange(len(obj_codes)) - starts[obj_codes[order]]
