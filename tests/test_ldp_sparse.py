@@ -421,3 +421,20 @@ def test_evaluate_claims_without_mf_is_not_testable_for_insensitivity():
     ])
     claims = L.evaluate_claims(fig, fig, fig, None).set_index("claim")["status"]
     assert claims.filter(like="insensitive").iloc[0] == "not testable"
+
+
+def test_mf_objective_noise_is_laplace_domain_over_epsilon():
+    """MF's η_i ~ Lap(|Γ|/ε)^d (LDP-sparse Eq. 9): mean |η| = b and var = 2b², b = |Γ|/ε."""
+    from crowdpriv.ldp_sparse import draw_task_profiles, mf_perturb_prepared, mf_prepare
+
+    rng = np.random.default_rng(11)
+    answers = rng.integers(0, 10, (3000, 40)).astype(float)
+    v = draw_task_profiles(40, 5, rng=rng)
+    prepared = mf_prepare(answers, v, domain_size=10)
+    for eps in (0.5, 2.0):
+        _, _, eta = mf_perturb_prepared(prepared, eps, rng=rng, return_u=True)
+        b = 10 / eps
+        assert eta.shape == (3000, 5)
+        assert np.abs(eta).mean() == pytest.approx(b, rel=0.03)
+        assert eta.var() == pytest.approx(2 * b * b, rel=0.06)
+        assert abs(np.median(eta)) < 0.05 * b
