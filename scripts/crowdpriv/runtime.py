@@ -10,9 +10,10 @@ import logging
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["FLOAT_FORMAT", "log_to", "write_csv", "write_markdown"]
+__all__ = ["FLOAT_FORMAT", "log_to", "markdown_table", "write_csv", "write_markdown"]
 
 #: Ten significant digits: stable across platforms, ample for every reported quantity.
 FLOAT_FORMAT = "%.10g"
@@ -36,23 +37,32 @@ def write_csv(df: pd.DataFrame, path: str | Path) -> None:
     df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
-def write_markdown(df: pd.DataFrame, path: str | Path, *, title: str = "", notes: str = "") -> None:
-    """Write ``df`` as a GitHub Markdown table (no extra dependency), with optional title/notes."""
+def markdown_table(df: pd.DataFrame, *, digits: int = 4, thousands: bool = False) -> str:
+    """The one GitHub Markdown table renderer of the pipeline (no extra dependency).
+
+    Floats are shown to ``digits`` significant digits, integer-valued floats as integers (with
+    thousands separators when ``thousands``), NaN as an empty cell; ``|`` is escaped.
+    """
 
     def cell(value: object) -> str:
-        if isinstance(value, float):
+        if isinstance(value, (float, np.floating)):
+            value = float(value)
             if value != value:  # NaN
                 return ""
-            return f"{value:,.0f}" if value.is_integer() and abs(value) >= 1000 else f"{value:.4g}"
+            if value.is_integer() and abs(value) < 1e15:
+                return f"{int(value):,}" if thousands else str(int(value))
+            return f"{value:.{digits}g}"
         return str(value).replace("|", "\\|").replace("\n", " ")
 
-    lines = []
-    if title:
-        lines += [f"# {title}", ""]
-    lines.append("| " + " | ".join(map(str, df.columns)) + " |")
-    lines.append("|" + "---|" * len(df.columns))
-    for row in df.itertuples(index=False):
-        lines.append("| " + " | ".join(cell(v) for v in row) + " |")
+    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def write_markdown(df: pd.DataFrame, path: str | Path, *, title: str = "", notes: str = "") -> None:
+    """Write ``df`` as a Markdown table (:func:`markdown_table`) with optional title and notes."""
+    lines = [f"# {title}", ""] if title else []
+    lines.append(markdown_table(df, thousands=True))
     if notes:
         lines += ["", notes]
     Path(path).parent.mkdir(parents=True, exist_ok=True)

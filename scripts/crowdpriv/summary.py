@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .runtime import markdown_table
+
 __all__ = [
     "FigureEntry",
     "PaperSection",
@@ -51,21 +53,6 @@ def claim_totals(claims: pd.DataFrame) -> dict[str, int]:
         raise ValueError(f"claim status must be one of {STATUSES}, got {unknown}")
     counts = claims["status"].value_counts()
     return {status: int(counts.get(status, 0)) for status in STATUSES}
-
-
-def _cell(value: object) -> str:
-    if isinstance(value, float):
-        if value != value:
-            return ""
-        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.4g}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
-
-
-def markdown_table(df: pd.DataFrame) -> str:
-    """A GitHub Markdown table of ``df`` (floats to 4 significant digits)."""
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines)
 
 
 def _figure_line(entry: FigureEntry, claims: pd.DataFrame) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from crowdpriv._checks import check_int_at_least, check_positive
+from crowdpriv.runtime import markdown_table as _markdown_table
 from crowdpriv.seeds import derive_rng
 
 from ._bounds import lp_error_bound, mf_error_bound, paper_example_bounds, rr_error_bound
@@ -411,17 +412,8 @@ def _fmt(x):
 
 
 def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
-    """A GitHub-flavoured Markdown table of ``df`` (floats to ``digits`` significant digits)."""
-
-    def cell(v):
-        if isinstance(v, (float, np.floating)):
-            return "" if np.isnan(v) else f"{v:.{digits}g}"
-        return str(v).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |",
-             "|" + "|".join("---" for _ in df.columns) + "|"]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
+    """A Markdown table of ``df`` ending in a newline (:func:`crowdpriv.runtime.markdown_table`)."""
+    return _markdown_table(df, digits=digits) + "\n"
 
 
 def dataset_table(stats: pd.DataFrame, datasets=("web", "adultcontent")) -> pd.DataFrame:
