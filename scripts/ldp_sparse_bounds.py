@@ -4,11 +4,9 @@ setting, beside the simulated MAE after perturbation.
 Adapter: ``crowdpriv.ldp_sparse.bounds_table`` on the figure summaries; writes CSV and Markdown.
 """
 
-import pathlib
-import sys
+from crowdpriv.runtime import log_to
 
-sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+logger = log_to(snakemake.log[0])  # noqa: F821
 
 import pandas as pd  # noqa: E402
 

@@ -3,11 +3,9 @@
 Adapter: ``crowdpriv.ldp_sparse.evaluate_claims``; writes results/ldp_sparse/claims.csv.
 """
 
-import pathlib
-import sys
+from crowdpriv.runtime import log_to
 
-sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+logger = log_to(snakemake.log[0])  # noqa: F821
 
 import pandas as pd  # noqa: E402
 

@@ -5,11 +5,9 @@ Adapter: concatenates the per-point repetition CSVs, summarises them (mean, std,
 method, ``crowdpriv.ldp_sparse.summarise``) and draws the figure (PNG and SVG).
 """
 
-import pathlib
-import sys
+from crowdpriv.runtime import log_to
 
-sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+logger = log_to(snakemake.log[0])  # noqa: F821
 
 import pandas as pd  # noqa: E402
 

@@ -4,11 +4,9 @@ Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.run_mf_sensitivity
 per-repetition CSV.
 """
 
-import pathlib
-import sys
+from crowdpriv.runtime import log_to
 
-sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
+logger = log_to(snakemake.log[0])  # noqa: F821
 
 from crowdpriv.ldp_sparse import round_floats, run_mf_sensitivity  # noqa: E402
 

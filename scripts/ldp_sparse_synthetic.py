@@ -4,13 +4,9 @@ Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.run_synthetic_poin
 per-repetition CSV.
 """
 
-import logging
-import pathlib
-import sys
+from crowdpriv.runtime import log_to
 
-sys.path.insert(0, str(pathlib.Path(snakemake.scriptdir)))  # noqa: F821
-sys.stderr = open(snakemake.log[0], "w")  # noqa: F821
-logging.basicConfig(stream=sys.stderr, level=logging.INFO)
+logger = log_to(snakemake.log[0])  # noqa: F821
 
 from crowdpriv.ldp_sparse import round_floats, run_synthetic_point  # noqa: E402
 
@@ -32,5 +28,5 @@ raw = run_synthetic_point(
     inference=p.common["inference"],
     max_batch_cells=p.common["max_batch_cells"],
 )
-logging.info("%d rows", len(raw))
+logger.info("%d rows", len(raw))
 round_floats(raw).to_csv(snakemake.output[0], index=False)  # noqa: F821
