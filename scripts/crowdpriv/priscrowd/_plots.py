@@ -69,8 +69,7 @@ def plot_table1(summary: pd.DataFrame, paths, *, rc=None):
     fig.suptitle(f"PrisCrowd Table 1: accuracy on population, stock_surrogate, "
                  f"indoor_surrogate (surrogates; R = {R})", fontsize=10)
     fig.tight_layout()
-    _save(fig, paths)
-    plt.close(fig)
+    _save(fig, paths)  # also closes the figure
 
 
 def plot_table2(summary: pd.DataFrame, paths, *, rc=None):
@@ -91,8 +90,7 @@ def plot_table2(summary: pd.DataFrame, paths, *, rc=None):
     fig.suptitle(f"PrisCrowd Table 2: simulated data (R = {int(summary['R'].max())})",
                  fontsize=10)
     fig.tight_layout()
-    _save(fig, paths)
-    plt.close(fig)
+    _save(fig, paths)  # also closes the figure
 
 
 def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths, *, rc=None):
@@ -125,8 +123,7 @@ def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths, *, rc=None):
     fig.suptitle("PrisCrowd Fig. 3: case studies (claims: o weighted, x low combined weight)",
                  fontsize=10)
     fig.tight_layout()
-    _save(fig, paths)
-    plt.close(fig)
+    _save(fig, paths)  # also closes the figure
 
 
 def plot_fig4(summary: pd.DataFrame, paths, *, rc=None):
@@ -146,8 +143,7 @@ def plot_fig4(summary: pd.DataFrame, paths, *, rc=None):
     axes[0, 0].legend(fontsize=7)
     fig.suptitle(f"PrisCrowd Fig. 4 (R = {int(summary['R'].max())})", fontsize=10)
     fig.tight_layout()
-    _save(fig, paths)
-    plt.close(fig)
+    _save(fig, paths)  # also closes the figure
 
 
 def plot_fig5(summary: pd.DataFrame, paths, *, rc=None):
@@ -167,8 +163,7 @@ def plot_fig5(summary: pd.DataFrame, paths, *, rc=None):
     fig.suptitle("PrisCrowd Fig. 5: phase-2 run time (wall clock, non-deterministic)",
                  fontsize=10)
     fig.tight_layout()
-    _save(fig, paths)
-    plt.close(fig)
+    _save(fig, paths)  # also closes the figure
 
 
 def plot_release(summary: pd.DataFrame, paths, *, rc=None):
@@ -189,8 +184,7 @@ def plot_release(summary: pd.DataFrame, paths, *, rc=None):
     ax.set_title("PrisCrowd release: objects fully/partly/never released, privacy-test pass "
                  "rate (surrogates marked)", fontsize=9)
     fig.tight_layout()
-    _save(fig, paths)
-    plt.close(fig)
+    _save(fig, paths)  # also closes the figure
 
 
 def plot_budget(budget: pd.DataFrame, paths, *, rc=None):
@@ -211,5 +205,4 @@ def plot_budget(budget: pd.DataFrame, paths, *, rc=None):
     fig.suptitle("PrisCrowd Theorem 2: per-object (epsilon, delta); missing mass = infinite or "
                  "not covered (|U_i| < k)", fontsize=9)
     fig.tight_layout()
-    _save(fig, paths)
-    plt.close(fig)
+    _save(fig, paths)  # also closes the figure
