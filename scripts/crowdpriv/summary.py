@@ -1,30 +1,43 @@
-"""The pipeline's one-page summary (``results/summary.md``), built from the result CSVs only.
+"""The pipeline's one-page summary (``results/summary.md``) and index (``results/index.csv``).
 
-Every number in the summary is read from a CSV the pipeline wrote; nothing is typed in. For each
-paper it lists every table and figure with a line on how it compares to the original (from the
-paper's claims attached to that figure), the numeric tables with the paper's values beside ours,
-and every claim with its status and evidence. Totals of claims holding / failing / not testable
-head the page.
+Both are built from the paper registry (``register_paper`` in each ``workflow/rules/<paper>.smk``)
+and the result CSVs only; nothing is typed in, so a fourth paper appears here by registering
+itself. For each paper the summary lists every table and figure with the verdicts of the claims
+read from it, the numeric tables with the paper's values beside ours, and every claim with its
+status, statistical basis and evidence. The papers' claims are counted apart from the checks of
+the papers' own consistency (category ``erratum``) and from privacy checks (``privacy``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .claims import CATEGORIES, STATUSES
 from .runtime import markdown_table
 
 __all__ = [
     "FigureEntry",
     "PaperSection",
+    "build_index",
+    "build_sections",
     "claim_totals",
     "render_summary",
     "markdown_table",
     "side_by_side",
 ]
 
-STATUSES = ("holds", "fails", "not testable")
+#: Columns of the dataset-statistics table shown for a paper that registers ``stats_paper``.
+STATS_COLUMNS = ["dataset", "workers", "paper_workers", "tasks", "paper_tasks", "claims",
+                 "paper_claims"]
+#: How each category is named in the totals.
+CATEGORY_TITLES = {
+    "paper": "Claims of the papers",
+    "erratum": "Errata checks (the papers' printed numbers against their own formulas)",
+    "privacy": "Privacy checks",
+}
 
 
 @dataclass
@@ -47,7 +60,7 @@ class PaperSection:
 
 
 def claim_totals(claims: pd.DataFrame) -> dict[str, int]:
-    """Count claims per status; any status outside holds/fails/not testable is an error."""
+    """Count claims per status; a status outside :data:`crowdpriv.claims.STATUSES` is an error."""
     unknown = sorted(set(claims["status"]) - set(STATUSES))
     if unknown:
         raise ValueError(f"claim status must be one of {STATUSES}, got {unknown}")
@@ -55,62 +68,148 @@ def claim_totals(claims: pd.DataFrame) -> dict[str, int]:
     return {status: int(counts.get(status, 0)) for status in STATUSES}
 
 
+def _of_category(claims: pd.DataFrame, category: str) -> pd.DataFrame:
+    unknown = sorted(set(claims["category"]) - set(CATEGORIES))
+    if unknown:
+        raise ValueError(f"claim category must be one of {CATEGORIES}, got {unknown}")
+    return claims.loc[claims["category"] == category]
+
+
+def _counts_text(totals: Mapping[str, int]) -> str:
+    return ", ".join(f"{n} {status}" for status, n in totals.items() if n) or "none"
+
+
+def _attached(claims: pd.DataFrame, label: str) -> pd.DataFrame:
+    labels = claims["figure"].astype(str).str.split("; ")
+    return claims.loc[labels.map(lambda names: label in names)]
+
+
 def _figure_line(entry: FigureEntry, claims: pd.DataFrame) -> str:
-    if "figure" in claims.columns:
-        attached = claims.loc[claims["figure"].astype(str) == entry.label]
-    else:
-        attached = claims.iloc[0:0]
+    attached = _attached(claims, entry.label)
     files = ", ".join(f"`{f}`" for f in entry.files)
-    if attached.empty:
-        verdict = "no qualitative claim of the paper is attached; compare it with the original directly"
-    else:
-        totals = claim_totals(attached)
-        parts = [f"{n} {s}" for s, n in totals.items() if n]
-        verdict = f"{len(attached)} claim(s) of the paper: " + ", ".join(parts)
+    parts = []
+    for category in CATEGORIES:
+        sub = _of_category(attached, category)
+        if len(sub):
+            noun = {"paper": "claim(s) of the paper", "erratum": "errata check(s)",
+                    "privacy": "privacy check(s)"}[category]
+            parts.append(f"{len(sub)} {noun}: {_counts_text(claim_totals(sub))}")
+    verdict = "; ".join(parts) or (
+        "no claim of the paper is attached; compare it with the original directly")
     return f"- **{entry.label}** {entry.title}: {verdict}. Ours: {files}"
 
 
-def render_summary(sections: list[PaperSection], *, preamble: str = "") -> str:
-    """Render the summary Markdown for ``sections`` (one per paper)."""
-    all_claims = pd.concat([s.claims.assign(paper=s.title) for s in sections], ignore_index=True)
-    totals = claim_totals(all_claims)
+def _claims_table(claims: pd.DataFrame) -> str:
+    shown = claims.assign(
+        status=[s if not d else f"{s} ({d})" for s, d in
+                zip(claims["status"], claims["data"].fillna("").astype(str))]
+    )
+    return markdown_table(shown[["figure", "claim", "status", "evidence", "basis"]])
+
+
+def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> str:
+    """Render the summary Markdown for ``sections`` (one per registered paper)."""
+    all_claims = pd.concat([s.claims for s in sections], ignore_index=True)
     out = ["# crowdpriv: reproduction summary", ""]
     if preamble:
         out += [preamble, ""]
-    out += [
-        f"**Claims: {totals['holds']} hold, {totals['fails']} fail, "
-        f"{totals['not testable']} not testable** (of {len(all_claims)}).",
-        "",
-        markdown_table(
-            pd.DataFrame(
-                [{"paper": s.title, **claim_totals(s.claims)} for s in sections]
-            )
-        ),
-        "",
-    ]
+    for category in CATEGORIES:
+        sub = _of_category(all_claims, category)
+        if len(sub):
+            out.append(f"**{CATEGORY_TITLES[category]}: {_counts_text(claim_totals(sub))}** "
+                       f"(of {len(sub)}).")
+            out.append("")
+    rows = []
+    for s in sections:
+        rows.append({"paper": s.title, **claim_totals(_of_category(s.claims, "paper")),
+                     "errata checks failing": int(
+                         (_of_category(s.claims, "erratum")["status"] == "fails").sum())})
+    out += [markdown_table(pd.DataFrame(rows)), ""]
     for section in sections:
         out += [f"## {section.title}", "", "### Tables and figures", ""]
         out += [_figure_line(entry, section.claims) for entry in section.figures]
         out.append("")
         for caption, table in section.tables:
             out += [f"### {caption}", "", markdown_table(table), ""]
-        out += ["### Claims", ""]
-        columns = [c for c in ("figure", "claim", "status", "evidence") if c in section.claims]
-        out += [markdown_table(section.claims[columns]), ""]
+        for category, heading in (("paper", "Claims"), ("erratum", "Errata checks"),
+                                  ("privacy", "Privacy checks")):
+            sub = _of_category(section.claims, category)
+            if len(sub):
+                out += [f"### {heading}", "", _claims_table(sub), ""]
     return "\n".join(out).rstrip() + "\n"
 
 
 def side_by_side(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Pivot a long ours-vs-paper table (``measure``, keys, ``mean``, ``std``, ``paper``) wide.
 
-    One row per ``keys``; per measure the columns ``<measure> ours`` (mean ± std) and
-    ``<measure> paper``.
+    One row per ``keys``; per measure the columns ``<measure> ours`` (mean ± std, or the mean
+    and R when R = 1 leaves no spread) and ``<measure> paper``.
     """
     rows = {}
     for record in table.to_dict("records"):
         key = tuple(record[k] for k in keys)
         row = rows.setdefault(key, dict(zip(keys, key)))
         measure = record["measure"]
-        row[f"{measure} ours"] = f"{record['mean']:.4g} ± {record['std']:.2g}"
+        std = record["std"]
+        ours = f"{record['mean']:.4g}"
+        ours += f" ± {std:.2g}" if pd.notna(std) else f" (R = {int(record['R'])})"
+        row[f"{measure} ours"] = ours
         row[f"{measure} paper"] = record.get("paper", float("nan"))
     return pd.DataFrame(list(rows.values()))
+
+
+def _summary_table(spec: Mapping, read_csv: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
+    table = read_csv(spec["csv"])
+    for column, value in (spec.get("where") or {}).items():
+        table = table.loc[table[column] == value]
+    if spec.get("keys"):
+        table = side_by_side(table, list(spec["keys"]))
+    if spec.get("columns"):
+        table = table[list(spec["columns"])]
+    return table
+
+
+def build_sections(
+    papers: Sequence[Mapping],
+    *,
+    stats: pd.DataFrame | None = None,
+    read_csv: Callable[[str], pd.DataFrame] = pd.read_csv,
+) -> list[PaperSection]:
+    """One :class:`PaperSection` per registered paper, read from its registered files."""
+    sections = []
+    for paper in papers:
+        tables = []
+        if paper.get("stats_paper"):
+            if stats is None:
+                raise ValueError(f"paper {paper['key']} uses datasets but no statistics were given")
+            own = stats.loc[stats["paper"] == paper["stats_paper"]]
+            if len(own):
+                tables.append(("Datasets (ours beside the paper)",
+                               own[[c for c in STATS_COLUMNS if c in own.columns]]))
+        tables += [(spec["caption"], _summary_table(spec, read_csv))
+                   for spec in paper.get("summary_tables", [])]
+        sections.append(PaperSection(
+            title=paper["title"],
+            claims=read_csv(paper["claims"]).fillna({"data": ""}),
+            figures=[FigureEntry(f["label"], f["what"], list(f["files"]))
+                     for f in paper["figures"]],
+            tables=tables,
+        ))
+    return sections
+
+
+def build_index(papers: Sequence[Mapping]) -> pd.DataFrame:
+    """Every registered artefact: paper, kind, label, what, path (``results/index.csv``)."""
+    rows = []
+    for paper in papers:
+        key = paper["key"]
+        for fig in paper["figures"]:
+            rows += [dict(paper=key, kind="figure", label=fig["label"], what=fig["what"], path=f)
+                     for f in fig["files"]]
+        rows += [dict(paper=key, kind="table", label=t["caption"], what="", path=t["csv"])
+                 for t in paper.get("summary_tables", [])]
+        rows.append(dict(paper=key, kind="claims", label="claims", what="", path=paper["claims"]))
+        for kind in ("readings", "privacy_claims", "releases"):
+            rows += [dict(paper=key, kind=kind, label=kind, what="", path=p)
+                     for p in paper.get(kind, [])]
+    return pd.DataFrame(rows, columns=["paper", "kind", "label", "what", "path"])

@@ -241,116 +241,75 @@ PRIS_SUBCATEGORY = {
 }
 
 
-# --- Summary (workflow/rules/summary.smk) ---
+# --- Paper registry: each paper registers itself from its own rule file ---
+
+#: Papers by key, in registration order. Filled by register_paper() in each
+#: workflow/rules/<paper>.smk; rule summary, the report categories and results/index.csv loop
+#: over it, so adding a paper touches only its own files, the Snakefile include and `all`.
+PAPERS = {}
 
 
-def _ldp_size(fig):
-    cfg = config["ldp_sparse"][fig]
-    return f"{cfg['workers']:,} workers × {cfg['tasks']:,} tasks"
+def register_paper(
+    key,
+    *,
+    title,
+    category,
+    figures,
+    claims,
+    stats_paper=None,
+    summary_tables=(),
+    readings=(),
+    privacy_claims=(),
+    releases=(),
+):
+    """Register a paper's artefacts.
+
+    figures: [{"label": "Fig. 2", "what": "...", "files": [...]}, ...] in the paper's order
+    (labels are what the paper's claims name in their `figure` column); claims: path of its
+    claims.csv; stats_paper: its name in results/datasets/stats.csv (column `paper`), if it
+    uses datasets; summary_tables: [{"caption", "csv", optional "keys" (pivot ours beside the
+    paper with crowdpriv.summary.side_by_side), "where" ({column: value} row filter),
+    "columns"}]; readings, privacy_claims, releases: files the later issues add.
+    """
+    if key in PAPERS:
+        raise ValueError(f"paper {key!r} is registered twice")
+    PAPERS[key] = dict(
+        key=key,
+        title=title,
+        category=category,
+        figures=[dict(f) for f in figures],
+        claims=claims,
+        stats_paper=stats_paper,
+        summary_tables=[dict(t) for t in summary_tables],
+        readings=list(readings),
+        privacy_claims=list(privacy_claims),
+        releases=list(releases),
+    )
 
 
-#: Per paper: its key, title and every table/figure as [label in the paper, what, our files].
-#: Labels match the `figure` column of the paper's claims.csv.
-SUMMARY_FIGURES = [
-    {
-        "key": "ldp_sparse",
-        "title": "LDP-sparse (Sun et al., IEEE BigData 2018)",
-        "figures": [
-            [
-                "Table II",
-                "dataset statistics of web and adultcontent",
-                ["results/ldp_sparse/table2_datasets.md"],
-            ],
-            [
-                "Fig. 1",
-                "answer distributions of web and adultcontent",
-                ["results/ldp_sparse/fig1_answer_distribution.png"],
-            ],
-            [
-                "Fig. 2",
-                f"MAE change vs ε, LP/RR/MF ({_ldp_size('fig2')})",
-                ["results/ldp_sparse/fig2_mae_vs_epsilon.png"],
-            ],
-            [
-                "Fig. 3",
-                f"MAE change vs sparsity ({_ldp_size('fig3')})",
-                ["results/ldp_sparse/fig3_mae_vs_sparsity.png"],
-            ],
-            [
-                "Fig. 4",
-                f"MAE change vs sparsity ({_ldp_size('fig4')})",
-                ["results/ldp_sparse/fig4_mae_vs_sparsity_large.png"],
-            ],
-            [
-                "Fig. 5",
-                "MAE change vs ε on web and adultcontent, incl. 2-Layer",
-                ["results/ldp_sparse/fig5_mae_vs_epsilon_real.png"],
-            ],
-            [
-                "Theorems",
-                "error bounds of the LP, RR and MF theorems beside the simulated MAE change",
-                ["results/ldp_sparse/bounds.md"],
-            ],
-        ],
-    },
-    {
-        "key": "pptd",
-        "title": "PPTD (Li et al., KDD 2018)",
-        "figures": [
-            [f"Fig. {n}", what, [f"results/pptd/fig{n}.png"]]
-            for n, what in [
-                (2, "MAE and average noise vs ε, synthetic, CRH"),
-                (3, "the same for several λ1"),
-                (4, "the same for several numbers of users S"),
-                (5, "Fig. 2 with GTM"),
-                (6, "MAE and noise vs ε on indoor_surrogate (SURROGATE)"),
-                (
-                    7,
-                    "estimated vs true weights of 7 users (indoor_surrogate, SURROGATE)",
-                ),
-                (8, "truth-discovery run time and iterations vs noise level"),
-            ]
-        ],
-    },
-    {
-        "key": "pris",
-        "title": "PrisCrowd (Huai et al., IJCAI 2019)",
-        "figures": [
-            [
-                "Table 1",
-                "ISE/SISE on population, stock_surrogate, indoor_surrogate (surrogates)",
-                ["results/priscrowd/table1.md"],
-            ],
-            [
-                "Table 2",
-                "ISE/SISE on simulated data, p = 0.1 … 0.5",
-                ["results/priscrowd/table2.md"],
-            ],
-            [
-                "Fig. 3",
-                "case-study densities, two objects per dataset",
-                ["results/priscrowd/fig3.png"],
-            ],
-            [
-                "Fig. 4",
-                "ISE and SISE vs number of released claims m",
-                ["results/priscrowd/fig4.png"],
-            ],
-            [
-                "Fig. 5",
-                "phase-2 run time vs m, with and without privacy test",
-                ["results/priscrowd/fig5.png"],
-            ],
-            [
-                "Release",
-                "objects fully/partly/never released, privacy-test pass rate",
-                ["results/priscrowd/release.md"],
-            ],
-            [
-                "Theorem 2",
-                "distribution of the per-object (ε, δ)",
-                ["results/priscrowd/privacy_budget.md"],
-            ],
-        ],
-    },
-]
+def paper_report(key, path, *, caption, subcategory, **kwargs):
+    """report() of one of a paper's artefacts, filed under the paper's registered category."""
+    return report(
+        path,
+        caption=caption,
+        category=PAPERS[key]["category"],
+        subcategory=subcategory,
+        **kwargs,
+    )
+
+
+def registry_files(paper):
+    """Every file the registry lists for a paper (figures, tables, claims, later slots)."""
+    files = [f for fig in paper["figures"] for f in fig["files"]]
+    files += [t["csv"] for t in paper["summary_tables"]]
+    files += [paper["claims"], *paper["readings"], *paper["privacy_claims"]]
+    files += paper["releases"]
+    return list(dict.fromkeys(files))
+
+
+def summary_inputs(wildcards):
+    """Inputs of the summary: every registered file, plus the dataset statistics if used."""
+    inputs = {"files": [f for p in PAPERS.values() for f in registry_files(p)]}
+    if any(p["stats_paper"] for p in PAPERS.values()):
+        inputs["stats"] = "results/datasets/stats.csv"
+    return inputs

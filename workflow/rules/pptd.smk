@@ -4,6 +4,25 @@ PPTD = config["pptd"]
 PPTD_TRADEOFF = ["fig2", "fig3", "fig4", "fig5", "fig6"]
 PPTD_FIGURES = [*PPTD_TRADEOFF, "fig7", "fig8"]
 
+register_paper(
+    "pptd",
+    title="PPTD (Li et al., KDD 2018)",
+    category="PPTD",
+    claims="results/pptd/claims.csv",
+    figures=[
+        dict(label=f"Fig. {n}", what=what, files=[f"results/pptd/fig{n}.png"])
+        for n, what in [
+            (2, "MAE and average noise vs ε, synthetic, CRH"),
+            (3, "the same for several λ1"),
+            (4, "the same for several numbers of users S"),
+            (5, "Fig. 2 with GTM"),
+            (6, "MAE and noise vs ε on indoor_surrogate (SURROGATE)"),
+            (7, "estimated vs true weights of 7 users (indoor_surrogate, SURROGATE)"),
+            (8, "truth-discovery run time and iterations vs noise level"),
+        ]
+    ],
+)
+
 
 rule pptd_synthetic_tradeoff:
     output:

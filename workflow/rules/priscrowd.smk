@@ -12,6 +12,63 @@ PRIS_RUN_TABLES = [
 ]
 PRIS_RC = "scripts/matplotlibrc"
 
+register_paper(
+    "priscrowd",
+    title="PrisCrowd (Huai et al., IJCAI 2019)",
+    category="PrisCrowd",
+    stats_paper="PrisCrowd",
+    claims="results/priscrowd/claims.csv",
+    figures=[
+        dict(
+            label="Table 1",
+            what="ISE/SISE on population, stock_surrogate, indoor_surrogate (surrogates)",
+            files=["results/priscrowd/table1.md"],
+        ),
+        dict(
+            label="Table 2",
+            what="ISE/SISE on simulated data, p = 0.1 … 0.5",
+            files=["results/priscrowd/table2.md"],
+        ),
+        dict(
+            label="Fig. 3",
+            what="case-study densities, two objects per dataset",
+            files=["results/priscrowd/fig3.png"],
+        ),
+        dict(
+            label="Fig. 4",
+            what="ISE and SISE vs number of released claims m",
+            files=["results/priscrowd/fig4.png"],
+        ),
+        dict(
+            label="Fig. 5",
+            what="phase-2 run time vs m, with and without privacy test",
+            files=["results/priscrowd/fig5.png"],
+        ),
+        dict(
+            label="Release",
+            what="objects fully/partly/never released, privacy-test pass rate",
+            files=["results/priscrowd/release.md"],
+        ),
+        dict(
+            label="Theorem 2",
+            what="distribution of the per-object (ε, δ)",
+            files=["results/priscrowd/privacy_budget.md"],
+        ),
+    ],
+    summary_tables=[
+        dict(
+            caption="Table 1 (ours beside the paper)",
+            csv="results/priscrowd/table1.csv",
+            keys=["dataset", "method"],
+        ),
+        dict(
+            caption="Table 2 (ours beside the paper)",
+            csv="results/priscrowd/table2.csv",
+            keys=["p", "method"],
+        ),
+    ],
+)
+
 
 rule priscrowd_run:
     input:
