@@ -5,6 +5,23 @@ from snakemake.utils import validate
 
 validate(config, schema="../schemas/config.schema.yaml")
 
+# Every job runs its BLAS/OpenMP libraries on one thread: parallelism comes from jobs, and no
+# number may depend on --cores or on a library's thread count (it changes summation order).
+# Jobs inherit this environment (locally and on a cluster, where the Snakefile is re-read).
+os.environ.update(
+    {
+        name: "1"
+        for name in (
+            "OMP_NUM_THREADS",
+            "OPENBLAS_NUM_THREADS",
+            "MKL_NUM_THREADS",
+            "BLIS_NUM_THREADS",
+            "VECLIB_MAXIMUM_THREADS",
+            "NUMEXPR_NUM_THREADS",
+        )
+    }
+)
+
 #: Datasets the pipeline builds from the papers' data: data/processed/<dataset>/{claims,truth}.csv.
 BUILTIN_DATASETS = [
     "population",
