@@ -261,6 +261,12 @@ def test_not_testable_carries_its_reason():
     assert out.loc[0, "evidence"] == "MF not in this run's methods"
     assert out.loc[0, "basis"] == "no data in this run"
 
+    def by_construction(ctx):
+        raise NotTestable("candidates = m without the test", basis="true by construction")
+
+    out = evaluate([_claim(by_construction)], {}, thresholds={}, significance=SIGN)
+    assert out.loc[0, "basis"] == "true by construction"
+
 
 def test_records_validate_status_category_and_figure():
     with pytest.raises(ValueError, match="status must be one of"):

@@ -68,7 +68,15 @@ EXACT_BASIS = "exact: computed from the result tables, nothing sampled to decide
 
 
 class NotTestable(Exception):
-    """Raised by a check when this run holds no data to decide its claim; the message says why."""
+    """Raised by a check that cannot decide its claim; the message says why.
+
+    ``basis`` says what kind of reason it is: no data in this run (the default), or e.g. that
+    the only deterministic measure available makes the claim true by construction.
+    """
+
+    def __init__(self, reason: str, *, basis: str = "no data in this run"):
+        super().__init__(reason)
+        self.basis = basis
 
 
 @dataclass(frozen=True)
@@ -212,7 +220,7 @@ def evaluate(
         try:
             verdict = claim.check(ctx)
         except NotTestable as reason:
-            verdict = Verdict("not testable", "no data in this run", str(reason))
+            verdict = Verdict("not testable", reason.basis, str(reason))
         rows.append(
             {
                 "claim_id": claim.claim_id,
