@@ -223,6 +223,31 @@ def test_synthesize_counts_and_cap():
     assert np.all(no_test.n_released == 7) and np.all(np.isfinite(no_test.released))
 
 
+def test_candidates_for_m_is_what_a_run_with_that_m_tests():
+    """Fig. 5's work measure: the m-th release's position in the candidate stream equals the
+    candidates a run with that m tests (one object, one candidate per round: same stream)."""
+    rng = np.random.default_rng(3)
+    z = rng.normal(size=(1, 9))
+    mask = np.ones_like(z, dtype=bool)
+    w = mask / mask.sum()
+    args = dict(k=5, gamma=4.0, eps0=1.0, batch_size=1, max_candidates=400)
+    full = synthesize(z, mask, np.array([0.4]), w, m=12, rng=np.random.default_rng(8), **args)
+    for m in (1, 5, 12):
+        short = synthesize(z, mask, np.array([0.4]), w, m=m, rng=np.random.default_rng(8), **args)
+        assert full.candidates_for(m)[0, 0] == short.n_candidates[0, 0]
+    steps = np.diff(full.tested_at[0, 0])
+    assert np.all(steps >= 1) and full.tested_at[0, 0, -1] == full.n_candidates[0, 0]
+    capped = synthesize(np.r_[[-1.0, 1.0]][None], np.ones((1, 2), bool), np.array([0.5]),
+                        np.full((1, 2), 0.5), m=3, reps=2,
+                        rng=np.random.default_rng(1), **{**args, "max_candidates": 50})
+    assert np.all(capped.candidates_for(3) == 50)  # never released: the cap
+    no_test = synthesize(z, mask, np.array([0.4]), w, m=4, privacy_test=False,
+                         rng=np.random.default_rng(0))
+    assert no_test.candidates_for(3).tolist() == [[3]]
+    with pytest.raises(ValueError, match="run's m"):
+        full.candidates_for(13)
+
+
 def test_synthesize_without_test_samples_the_weighted_kde():
     z = np.array([[0.0, 10.0]])
     w = np.array([[0.8, 0.2]])

@@ -93,12 +93,28 @@ class ReleaseResult:
     n_released, n_candidates, n_passed : ndarray (R, G) int
         Claims released, candidates tested (Alg. 1 stops at the m-th pass or the cap), and
         candidates that passed the test among those tested.
+    tested_at : ndarray (R, G, m) int
+        Candidates tested when the j-th claim was released (0 where it was not): what Alg. 1
+        run with m' = j + 1 would have tested on the same candidate stream, the deterministic
+        work measure of PrisCrowd Fig. 5 (:func:`candidates_for`).
     """
 
     released: np.ndarray
     n_released: np.ndarray
     n_candidates: np.ndarray
     n_passed: np.ndarray
+    tested_at: np.ndarray
+
+    def candidates_for(self, m: int) -> np.ndarray:
+        """Candidates Alg. 1 tests per object to release ``m`` claims (R, G).
+
+        The position of the m-th release in the candidate stream where it was reached, and all
+        candidates tested (the cap) where it was not. ``m`` may not exceed the run's own m.
+        """
+        m_run = self.tested_at.shape[2]
+        if not 1 <= m <= m_run:
+            raise ValueError(f"m must lie in [1, {m_run}] (the run's m), got {m!r}")
+        return np.where(self.n_released >= m, self.tested_at[:, :, m - 1], self.n_candidates)
 
 
 def synthesize(
@@ -149,6 +165,7 @@ def synthesize(
     rows = reps * G
     obj = np.tile(np.arange(G), reps)
     released = np.full((rows, m), np.nan)
+    tested_at = np.zeros((rows, m), dtype=int)
     n_rel = np.zeros(rows, dtype=int)
     n_cand = np.zeros(rows, dtype=int)
     n_pass = np.zeros(rows, dtype=int)
@@ -160,10 +177,11 @@ def synthesize(
         n_rel[:] = m
         n_cand[:] = m
         n_pass[:] = m
+        tested_at[:] = np.arange(1, m + 1)
         shape = (reps, G)
         return ReleaseResult(
             released.reshape(reps, G, m), n_rel.reshape(shape), n_cand.reshape(shape),
-            n_pass.reshape(shape),
+            n_pass.reshape(shape), tested_at.reshape(reps, G, m),
         )
     chunk = max(1, _CHUNK // (batch_size * n))
     cols = np.arange(batch_size)
@@ -191,13 +209,14 @@ def synthesize(
             tested = cols[None, :] < stop[:, None]
             r_idx, c_idx = np.nonzero(take)
             released[rr[r_idx], slot[r_idx, c_idx]] = y[r_idx, c_idx]
+            tested_at[rr[r_idx], slot[r_idx, c_idx]] = n_cand[rr[r_idx]] + c_idx + 1
             n_rel[rr] += take.sum(axis=1)
             n_pass[rr] += (passed & tested).sum(axis=1)
             n_cand[rr] += stop
     shape = (reps, G)
     return ReleaseResult(
         released.reshape(reps, G, m), n_rel.reshape(shape), n_cand.reshape(shape),
-        n_pass.reshape(shape),
+        n_pass.reshape(shape), tested_at.reshape(reps, G, m),
     )
 
 
