@@ -5,6 +5,8 @@ and combined (Eq. 5-6) user weights; phase 2 releases synthetic claims that pass
 privacy test (Algorithm 1, Theorem 2). Baselines Uniform and Basic; ISE/SISE in closed form.
 """
 
+from ._claims import *  # noqa: F401,F403
+from ._claims import __all__ as _claims_all
 from ._experiments import *  # noqa: F401,F403
 from ._experiments import __all__ as _exp_all
 from ._kde import *  # noqa: F401,F403
@@ -23,4 +25,4 @@ from ._weights import *  # noqa: F401,F403
 from ._weights import __all__ as _weights_all
 
 __all__ = [*_kde_all, *_weights_all, *_release_all, *_metrics_all, *_synthetic_all, *_exp_all,
-           *_report_all, *_plots_all]
+           *_report_all, *_plots_all, *_claims_all]
