@@ -16,4 +16,4 @@ claims = pd.concat([pd.read_csv(p) for p in snakemake.input.claims], ignore_inde
 write_csv(curves, snakemake.output.csv)
 write_csv(claims, snakemake.output.claims)
 write_csv(fig3_case_ise(curves), snakemake.output.ise)
-plot_fig3(curves, claims, [snakemake.output.png, snakemake.output.svg], rc=snakemake.params.rc)
+plot_fig3(curves, claims, [snakemake.output.png, snakemake.output.svg])

@@ -16,4 +16,4 @@ table = summarise_budget(budget)
 write_csv(table, snakemake.output.csv)
 write_markdown(table, snakemake.output.md,
                title="PrisCrowd Theorem 2 (epsilon, delta) per object: quantiles")
-plot_budget(budget, [snakemake.output.png, snakemake.output.svg], rc=snakemake.params.rc)
+plot_budget(budget, [snakemake.output.png, snakemake.output.svg])

@@ -20,4 +20,4 @@ table = summarise_release(release, info)
 write_csv(table, snakemake.output.csv)
 write_markdown(table, snakemake.output.md,
                title="PrisCrowd release counts (means over repetitions; surrogates marked)")
-plot_release(table, [snakemake.output.png, snakemake.output.svg], rc=snakemake.params.rc)
+plot_release(table, [snakemake.output.png, snakemake.output.svg])

@@ -3,7 +3,7 @@
 Huai et al., IJCAI 2019, Sec. 5 "Accuracy comparison", "Case study", "The effect of the number
 of sampled claims". Fits the weights (phase 1), releases m claims per object with ground truth
 by Algorithm 1 (PrisCrowd, Uniform) and by Laplace noise (Basic), R repetitions in one job, and
-writes the per-repetition tables.
+writes the per-repetition tables, including Fig. 5's deterministic work (candidates tested).
 """
 
 from crowdpriv.priscrowd import Params, drop_single_claim_objects, run_real_dataset
@@ -17,7 +17,8 @@ params = Params.from_mapping(snakemake.params.cfg)
 claims, dropped = drop_single_claim_objects(read_claims(snakemake.input.claims))
 logger.info("%s: dropped %d single-claim objects", dataset, dropped)
 out = run_real_dataset(
-    claims, read_truth(snakemake.input.truth), params,
+    claims, read_truth(snakemake.input.truth), params, fig3=dict(snakemake.params.fig3),
+    fig4_m=list(snakemake.params.fig4_m),
     rng=derive_rng(int(snakemake.params.seed), "priscrowd", "real", dataset),
 )
 out["info"]["dropped_single_claim"] = dropped

@@ -12,8 +12,8 @@ logger = log_to(snakemake.log[0])
 p = float(snakemake.wildcards.p)
 sim = dict(snakemake.params.sim)
 out = run_simulated(
-    p, Params.from_mapping(snakemake.params.cfg), n_users=sim["n_users"],
-    n_objects=sim["n_objects"], mu=sim["mu"], sigma=sim["sigma"], low=sim["low"],
+    p, Params.from_mapping(snakemake.params.cfg), n_users=sim["workers"],
+    n_objects=sim["tasks"], mu=sim["mu"], sigma=sim["sigma"], low=sim["low"],
     high=sim["high"], rng=derive_rng(int(snakemake.params.seed), "priscrowd", "simulated", p),
 )
 for key in ("table", "release"):

@@ -27,4 +27,4 @@ write_markdown(
     "sums, in 3); paper: Huai et al. Table 1 (population, stock, indoor; our "
     "stock_surrogate/indoor_surrogate are simulated sources).",
 )
-plot_table1(table, [snakemake.output.png, snakemake.output.svg], rc=snakemake.params.rc)
+plot_table1(table, [snakemake.output.png, snakemake.output.svg])

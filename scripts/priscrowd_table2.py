@@ -19,4 +19,4 @@ write_markdown(
     title="PrisCrowd Table 2: simulated data, ours vs paper",
     notes="Ours: mean and std over R simulated datasets; paper: Huai et al. App. E, Table 2.",
 )
-plot_table2(table, [snakemake.output.png, snakemake.output.svg], rc=snakemake.params.rc)
+plot_table2(table, [snakemake.output.png, snakemake.output.svg])

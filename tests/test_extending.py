@@ -32,14 +32,14 @@ def test_add_a_sweep_point(root, tmp_path, mirror):
 
     quick = yaml.safe_load((root / "config/quick.yaml").read_text())
     base = yaml.safe_load((root / "config/config.yaml").read_text())
-    points = quick.get("priscrowd", {}).get("simulated", {}).get(
-        "p", base["priscrowd"]["simulated"]["p"]
+    points = quick.get("priscrowd", {}).get("table2", {}).get(
+        "p", base["priscrowd"]["table2"]["p"]
     )
     target = "results/priscrowd/table2.csv"
     first = _snakemake(root, tmp_path, mirror, target)
     assert first.returncode == 0, first.stderr[-3000:]
     extended = tmp_path / "extended.yaml"
-    extended.write_text(yaml.safe_dump({"priscrowd": {"simulated": {"p": [*points, 0.6]}}}))
+    extended.write_text(yaml.safe_dump({"priscrowd": {"table2": {"p": [*points, 0.6]}}}))
     plan = _snakemake(root, tmp_path, mirror, "-n", target, overrides=[str(extended)])
     assert plan.returncode == 0, plan.stderr[-3000:]
     counts = re.findall(r"^priscrowd_simulated\s+(\d+)$", plan.stdout, flags=re.MULTILINE)

@@ -25,6 +25,7 @@ from crowdpriv.priscrowd import (
     privacy_levels,
     privacy_test_counts,
     run_real_dataset,
+    time_phase2,
     run_simulated,
     simulate_claims,
     synthesize,
@@ -306,8 +307,8 @@ def test_invalid_bandwidth_is_named():
         Params(bandwidth="scott")
     with pytest.raises(ValueError, match="t must"):
         Params(t=5)
-    with pytest.raises(ValueError, match="fig4_m"):
-        Params(fig4_m=(1, 31))
+    with pytest.raises(ValueError, match="repetitions"):
+        Params(repetitions=0)
 
 
 def test_single_claim_object_is_named():
@@ -340,7 +341,7 @@ def test_simulate_claims_shape_and_unreliable_fraction():
 
 
 def test_run_simulated_is_deterministic_and_complete():
-    params = Params(reps=3, fig4_m=(30,))
+    params = Params(repetitions=3)
     a = run_simulated(0.3, params, rng=np.random.default_rng(4))
     b = run_simulated(0.3, params, rng=np.random.default_rng(4))
     pd.testing.assert_frame_equal(a["table"], b["table"])
@@ -359,10 +360,24 @@ def test_run_real_dataset_tables():
                            "source": np.tile([f"s{j}" for j in range(8)], 20),
                            "value": values.ravel()})
     truth_df = pd.DataFrame({"object": [f"o{i}" for i in range(0, 20, 2)], "truth": truth[::2]})
-    out = run_real_dataset(claims, truth_df, Params(reps=2, fig4_m=(1, 10, 30)),
-                           rng=np.random.default_rng(1))
+    fig3 = dict(objects=2, min_claims=3, grid=50)
+    out = run_real_dataset(claims, truth_df, Params(repetitions=2), fig3=fig3,
+                           fig4_m=(1, 10, 30), rng=np.random.default_rng(1))
     assert out["info"]["objects_with_truth"].item() == 10
     assert set(out["fig4"]["m"]) == {1, 10, 30}
+    work = out["work"]
+    assert len(work) == 2 * 30 * 2  # reps x m' x with/without the test
+    tested = work[work["privacy_test"]].pivot(index="m", columns="rep", values="candidates")
+    assert (tested.diff().dropna() >= 0).all().all()  # more claims never need fewer candidates
+    assert (tested.to_numpy() >= np.arange(1, 31)[:, None] * 10).all()  # >= m' per object
+    ratio = work[work["privacy_test"]].eval("kernel_evaluations / candidates")
+    assert np.allclose(ratio, 8.0)  # every object has 8 claims: |U_i| kernels per candidate
+    untested = work[~work["privacy_test"]]
+    assert (untested["candidates"] == untested["m"] * 10).all()
+    assert (untested["kernel_evaluations"] == 0).all()
+    with pytest.raises(ValueError, match=r"fig4.m must be integers in \[1, m=30\]"):
+        run_real_dataset(claims, truth_df, Params(repetitions=2), fig3=fig3, fig4_m=(1, 31),
+                         rng=np.random.default_rng(1))
     assert (out["release"]["objects"] == 10).all()
     assert set(out["fig3_curves"]["curve"]) == {"combined", "global", "uniform", "reference"}
     claims3 = out["fig3_claims"]
@@ -373,6 +388,21 @@ def test_run_real_dataset_tables():
     assert t["Basic(Strong)"] > t["Basic(Weak)"]  # more Laplace noise, worse density
     fitted = fit_claims_table(claims, Params())
     assert len(fitted.objects) == 20
+
+
+def test_time_phase2_medians_after_warm_up():
+    rng = np.random.default_rng(0)
+    claims = pd.DataFrame({"object": np.repeat(["a", "b"], 6), "source": np.tile(list("uvwxyz"), 2),
+                           "value": rng.normal(size=12)})
+    truth = pd.DataFrame({"object": ["a", "b"], "truth": [0.0, 0.0]})
+    out = time_phase2(claims, truth, Params(), ms=[1, 3], calls=5, rng=np.random.default_rng(1))
+    assert out[["m", "privacy_test"]].values.tolist() == [[1, True], [1, False], [3, True],
+                                                         [3, False]]
+    assert (out["calls"] == 5).all()
+    assert (out["min_seconds"] <= out["seconds"]).all()
+    assert (out["seconds"] <= out["max_seconds"]).all()
+    with pytest.raises(ValueError, match="fig5.timing_calls"):
+        time_phase2(claims, truth, Params(), ms=[1], calls=4, rng=np.random.default_rng(1))
 
 
 def test_row_quantiles_match_numpy():

@@ -206,17 +206,24 @@ def pptd_indoor_input(table):
 # --- PrisCrowd (workflow/rules/priscrowd.smk) ---
 
 
-def pris_job_params():
-    """PrisCrowd's algorithm parameters for a job: without the keys that only list jobs
-    (datasets, simulated) or judge claims, so adding a sweep point re-runs only its own job.
-    """
-    skip = ("datasets", "simulated", "claims")
-    return {k: v for k, v in config["priscrowd"].items() if k not in skip}
+#: PrisCrowd's algorithm keys (crowdpriv.priscrowd.Params) by the jobs that read them.
+PRIS_FIT_KEYS = [
+    "bandwidth",
+    "mad_min",
+    "h_min",
+    "hampel_quantiles",
+    "hampel_update",
+    "max_iter",
+    "tol",
+]
+PRIS_RELEASE_KEYS = ["m", "k", "gamma", "eps0", "batch_size", "max_candidates"]
 
 
-def pris_simulation_params():
-    """Settings of the simulated data of Table 2, without the list of p values."""
-    return {k: v for k, v in config["priscrowd"]["simulated"].items() if k != "p"}
+def pris_params(*extra):
+    """The PrisCrowd config keys a job reads: fitting and release keys plus ``extra``, so
+    that editing another figure's block (or a sweep list) does not re-run the job."""
+    cfg = config["priscrowd"]
+    return {k: cfg[k] for k in [*PRIS_FIT_KEYS, *PRIS_RELEASE_KEYS, *extra]}
 
 
 def pris_run(table):
@@ -230,32 +237,22 @@ def pris_run(table):
 def pris_simulated(table):
     return expand(
         "results/priscrowd/runs/simulated/p{p}/{table}.csv",
-        p=config["priscrowd"]["simulated"]["p"],
+        p=config["priscrowd"]["table2"]["p"],
         table=table,
     )
 
 
-def pris_figure(name):
+def pris_figure(name, subcategory):
+    """PNG (in the report, under the paper's category) and SVG of a PrisCrowd figure."""
     return {
-        "png": report(
+        "png": paper_report(
+            "priscrowd",
             f"results/priscrowd/{name}.png",
             caption=f"../report/priscrowd/{name}.rst",
-            category="PrisCrowd",
-            subcategory=PRIS_SUBCATEGORY[name],
+            subcategory=subcategory,
         ),
         "svg": f"results/priscrowd/{name}.svg",
     }
-
-
-PRIS_SUBCATEGORY = {
-    "table1": "Table 1",
-    "table2": "Table 2",
-    "fig3": "Figure 3",
-    "fig4": "Figure 4",
-    "fig5": "Figure 5",
-    "release": "Release",
-    "privacy_budget": "Theorem 2",
-}
 
 
 # --- Paper registry: each paper registers itself from its own rule file ---

@@ -1,16 +1,17 @@
 # PrisCrowd (Huai et al., IJCAI 2019): experiment jobs (one per dataset / p, all repetitions
 # inside), then Tables 1-2, Figs. 3-5, release counts, privacy budget and claims.
+# Each job's params hold only the config keys it reads (pris_params in common.smk).
 PRIS = config["priscrowd"]
 PRIS_RUN_TABLES = [
     "table",
     "fig4",
+    "work",
     "release",
     "budget",
     "fig3_curves",
     "fig3_claims",
     "info",
 ]
-PRIS_RC = "scripts/matplotlibrc"
 
 register_paper(
     "priscrowd",
@@ -41,7 +42,10 @@ register_paper(
         ),
         dict(
             label="Fig. 5",
-            what="phase-2 run time vs m, with and without privacy test",
+            what=(
+                "phase-2 cost vs m, with and without privacy test: candidates tested "
+                "(judged) and wall clock (plotted, never judged)"
+            ),
             files=["results/priscrowd/fig5.png"],
         ),
         dict(
@@ -81,11 +85,13 @@ rule priscrowd_run:
     benchmark:
         "results/benchmarks/priscrowd/run/{dataset}.tsv"
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     resources:
         mem_mb=2000,
     params:
-        cfg=pris_job_params(),
+        cfg=pris_params("t", "delta_exponent", "basic_epsilons", "repetitions"),
+        fig3=PRIS["fig3"],
+        fig4_m=PRIS["fig4"]["m"],
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_run.py"
@@ -102,32 +108,34 @@ rule priscrowd_simulated:
     wildcard_constraints:
         p=r"[0-9.]+",
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
-        cfg=pris_job_params(),
-        sim=pris_simulation_params(),
+        cfg=pris_params("basic_epsilons", "repetitions"),
+        # the data settings, not the list of p: adding a point runs only the new job
+        sim={k: v for k, v in PRIS["table2"].items() if k != "p"},
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_simulated.py"
 
 
-rule priscrowd_runtime:
+rule priscrowd_timing:
     input:
         claims="data/processed/{dataset}/claims.csv",
         truth="data/processed/{dataset}/truth.csv",
     output:
-        csv="results/priscrowd/runs/{dataset}/fig5.csv",
+        csv="results/priscrowd/runs/{dataset}/fig5_timings.csv",
     log:
-        "results/logs/priscrowd/runtime/{dataset}.log",
+        "results/logs/priscrowd/timing/{dataset}.log",
     benchmark:
-        "results/benchmarks/priscrowd/runtime/{dataset}.tsv"
+        "results/benchmarks/priscrowd/timing/{dataset}.tsv"
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
-        cfg=pris_job_params(),
+        cfg=pris_params(),
+        fig5=PRIS["fig5"],
         seed=config["seed"],
     script:
-        "../../scripts/priscrowd_runtime.py"
+        "../../scripts/priscrowd_timing.py"
 
 
 rule priscrowd_table1:
@@ -136,11 +144,11 @@ rule priscrowd_table1:
         info=pris_run("info"),
         paper=paper_values("priscrowd_table1.csv"),
     output:
-        **pris_figure("table1"),
-        csv=report(
+        **pris_figure("table1", "Table 1"),
+        csv=paper_report(
+            "priscrowd",
             "results/priscrowd/table1.csv",
             caption="../report/priscrowd/table1.rst",
-            category="PrisCrowd",
             subcategory="Table 1",
         ),
         md="results/priscrowd/table1.md",
@@ -148,9 +156,7 @@ rule priscrowd_table1:
         "results/logs/priscrowd/table1.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
-    params:
-        rc=PRIS_RC,
+        CONDA_ENV
     script:
         "../../scripts/priscrowd_table1.py"
 
@@ -160,11 +166,11 @@ rule priscrowd_table2:
         runs=pris_simulated("table"),
         paper=paper_values("priscrowd_table2.csv"),
     output:
-        **pris_figure("table2"),
-        csv=report(
+        **pris_figure("table2", "Table 2"),
+        csv=paper_report(
+            "priscrowd",
             "results/priscrowd/table2.csv",
             caption="../report/priscrowd/table2.rst",
-            category="PrisCrowd",
             subcategory="Table 2",
         ),
         md="results/priscrowd/table2.md",
@@ -172,9 +178,7 @@ rule priscrowd_table2:
         "results/logs/priscrowd/table2.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
-    params:
-        rc=PRIS_RC,
+        CONDA_ENV
     script:
         "../../scripts/priscrowd_table2.py"
 
@@ -184,7 +188,7 @@ rule priscrowd_fig3:
         curves=pris_run("fig3_curves"),
         claims=pris_run("fig3_claims"),
     output:
-        **pris_figure("fig3"),
+        **pris_figure("fig3", "Figure 3"),
         csv="results/priscrowd/fig3.csv",
         claims="results/priscrowd/fig3_claims.csv",
         ise="results/priscrowd/fig3_ise.csv",
@@ -192,9 +196,7 @@ rule priscrowd_fig3:
         "results/logs/priscrowd/fig3.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
-    params:
-        rc=PRIS_RC,
+        CONDA_ENV
     script:
         "../../scripts/priscrowd_fig3.py"
 
@@ -203,32 +205,33 @@ rule priscrowd_fig4:
     input:
         runs=pris_run("fig4"),
     output:
-        **pris_figure("fig4"),
+        **pris_figure("fig4", "Figure 4"),
         csv="results/priscrowd/fig4.csv",
     log:
         "results/logs/priscrowd/fig4.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
-    params:
-        rc=PRIS_RC,
+        CONDA_ENV
     script:
         "../../scripts/priscrowd_fig4.py"
 
 
 rule priscrowd_fig5:
     input:
-        runs=pris_run("fig5"),
+        work=pris_run("work"),
+        timings=pris_run("fig5_timings"),
     output:
-        **pris_figure("fig5"),
+        **pris_figure("fig5", "Figure 5"),
         csv="results/priscrowd/fig5.csv",
+        reps="results/priscrowd/fig5_reps.csv",
+        timings="results/priscrowd/fig5_timings.csv",
     log:
         "results/logs/priscrowd/fig5.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
-        rc=PRIS_RC,
+        m=PRIS["fig5"]["m"],
     script:
         "../../scripts/priscrowd_fig5.py"
 
@@ -239,16 +242,14 @@ rule priscrowd_release:
         info=pris_run("info"),
         simulated=pris_simulated("release"),
     output:
-        **pris_figure("release"),
+        **pris_figure("release", "Release"),
         csv="results/priscrowd/release.csv",
         md="results/priscrowd/release.md",
     log:
         "results/logs/priscrowd/release.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
-    params:
-        rc=PRIS_RC,
+        CONDA_ENV
     script:
         "../../scripts/priscrowd_release.py"
 
@@ -257,33 +258,32 @@ rule priscrowd_privacy_budget:
     input:
         budget=pris_run("budget"),
     output:
-        **pris_figure("privacy_budget"),
+        **pris_figure("privacy_budget", "Theorem 2"),
         csv="results/priscrowd/privacy_budget.csv",
         md="results/priscrowd/privacy_budget.md",
     log:
         "results/logs/priscrowd/privacy_budget.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
-    params:
-        rc=PRIS_RC,
+        CONDA_ENV
     script:
         "../../scripts/priscrowd_privacy_budget.py"
 
 
 rule priscrowd_claims:
     input:
-        table1="results/priscrowd/table1.csv",
-        table2="results/priscrowd/table2.csv",
-        fig4="results/priscrowd/fig4.csv",
-        fig5="results/priscrowd/fig5.csv",
-        fig3_ise="results/priscrowd/fig3_ise.csv",
-        paper1=paper_values("priscrowd_table1.csv"),
+        table1=pris_run("table"),
+        table2=pris_simulated("table"),
+        fig4=pris_run("fig4"),
+        fig5=rules.priscrowd_fig5.output.reps,
+        fig3_ise=rules.priscrowd_fig3.output.ise,
+        paper_table1=paper_values("priscrowd_table1.csv"),
+        paper_table2=paper_values("priscrowd_table2.csv"),
     output:
-        csv=report(
+        csv=paper_report(
+            "priscrowd",
             "results/priscrowd/claims.csv",
             caption="../report/priscrowd/claims.rst",
-            category="PrisCrowd",
             subcategory="Claims",
         ),
         md="results/priscrowd/claims.md",
@@ -291,9 +291,12 @@ rule priscrowd_claims:
         "results/logs/priscrowd/claims.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
+        datasets=PRIS["datasets"],
         thresholds=PRIS["claims"],
+        significance=config["claims"],
+        figures=lambda w: [f["label"] for f in PAPERS["priscrowd"]["figures"]],
     script:
         "../../scripts/priscrowd_claims.py"
 
@@ -302,7 +305,7 @@ rule priscrowd:
     input:
         expand(
             "results/priscrowd/{name}.{ext}",
-            name=["table1", "table2"],
+            name=["table1", "table2", "release", "privacy_budget"],
             ext=["csv", "md", "png", "svg"],
         ),
         expand(
@@ -310,11 +313,7 @@ rule priscrowd:
             name=["fig3", "fig4", "fig5"],
             ext=["csv", "png", "svg"],
         ),
-        expand(
-            "results/priscrowd/{name}.{ext}",
-            name=["release", "privacy_budget"],
-            ext=["csv", "md", "png", "svg"],
-        ),
+        "results/priscrowd/fig5_timings.csv",
         "results/priscrowd/claims.csv",
         "results/priscrowd/claims.md",
     localrule: True

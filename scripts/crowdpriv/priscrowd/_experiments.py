@@ -34,6 +34,7 @@ __all__ = [
     "run_real_dataset",
     "run_simulated",
     "time_phase2",
+    "MIN_TIMING_CALLS",
 ]
 
 SYNTH_METHODS = ("PrisCrowd", "Uniform")
@@ -41,10 +42,12 @@ SYNTH_METHODS = ("PrisCrowd", "Uniform")
 
 @dataclass(frozen=True)
 class Params:
-    """Every knob of the PrisCrowd experiments (config key ``priscrowd``), validated.
+    """PrisCrowd's algorithm parameters (config ``priscrowd``), validated.
 
     Defaults: the paper's m = 30, k = 5, gamma = 4 (Sec. 5); eps0 = 1, t = 1 and the rest are
     our choices where the paper is silent (see REPRODUCTION_NOTES A and config/README.md).
+    Figure settings (Fig. 3's case studies, Fig. 4's and Fig. 5's values of m) are arguments of
+    the experiment functions, so that a job reads only its own figure's block.
     """
 
     m: int = 30
@@ -65,11 +68,7 @@ class Params:
     basic_epsilons: dict = field(
         default_factory=lambda: {"Strong": 0.1, "Normal": 1.0, "Weak": 10.0}
     )
-    reps: int = 10
-    fig4_m: tuple = tuple(range(1, 31))
-    fig3_objects: int = 2
-    fig3_min_claims: int = 3
-    fig3_grid: int = 400
+    repetitions: int = 10
 
     def __post_init__(self):
         validate_test_params(self.k, self.gamma, self.eps0, self.m)
@@ -79,27 +78,29 @@ class Params:
         if self.bandwidth not in BANDWIDTH_RULES:
             raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES}, got {self.bandwidth!r}")
         check_positive("h_min", self.h_min)
-        for name in ("max_iter", "batch_size", "max_candidates", "reps", "fig3_grid"):
+        for name in ("max_iter", "batch_size", "max_candidates", "repetitions"):
             check_int_at_least(name, getattr(self, name), 1)
-        check_int_at_least("fig3_objects", self.fig3_objects, 0)
-        check_int_at_least("fig3_min_claims", self.fig3_min_claims, 2)
         for name, eps in self.basic_epsilons.items():
             check_positive(f"basic_epsilons.{name}", eps)
-        ms = list(self.fig4_m)
-        if not ms or min(ms) < 1 or max(ms) > self.m:
-            raise ValueError(f"fig4_m must be integers in [1, m={self.m}], got {ms!r}")
 
     @classmethod
     def from_mapping(cls, mapping):
         """Build from a config mapping, ignoring keys that are not parameters."""
         names = {f.name for f in fields(cls)}
         kw = {k: v for k, v in dict(mapping).items() if k in names}
-        for key in ("hampel_quantiles", "fig4_m"):
-            if key in kw:
-                kw[key] = tuple(kw[key])
+        if "hampel_quantiles" in kw:
+            kw["hampel_quantiles"] = tuple(kw["hampel_quantiles"])
         if "basic_epsilons" in kw:
             kw["basic_epsilons"] = dict(kw["basic_epsilons"])
         return cls(**kw)
+
+
+def _check_ms(name: str, ms, m: int) -> np.ndarray:
+    """A list of release sizes m' in [1, m] (Fig. 4's and Fig. 5's sweeps)."""
+    ms = [check_int_at_least(name, v, 1) for v in ms]
+    if not ms or max(ms) > m:
+        raise ValueError(f"{name} must be integers in [1, m={m}], got {ms!r}")
+    return np.asarray(ms, dtype=int)
 
 
 @dataclass
@@ -189,12 +190,15 @@ def _reference(b: ObjectBatch, ref_mu, ref_sd):
     return np.ones((len(b.index), 1)), mu[:, None], sd[:, None]
 
 
-def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, reps=None):
+def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, reps=None,
+                     ms=()):
     """Release every object that has a reference with each method and score it (Table 1/2, Fig. 4).
 
     PrisCrowd and Uniform: Algorithm 1 with ``m`` claims per object, scored for every prefix
-    length in ``fig4_m`` (the first m' claims released by Alg. 1 are distributed exactly as a
-    run with m = m'). Basic: Laplace noise at each level of ``basic_epsilons``, scored once.
+    length in ``ms`` and ``m`` (the first m' claims released by Alg. 1 are distributed exactly
+    as a run with m = m'). Basic: Laplace noise at each level of ``basic_epsilons``, scored once.
+    For PrisCrowd it also records Fig. 5's deterministic work measure: the candidates Alg. 1
+    tests to release m' claims, for every m' = 1 ... m.
 
     Parameters
     ----------
@@ -207,17 +211,21 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
     rng : numpy.random.Generator
         Split into one independent stream per method.
     reps : int, optional
-        Defaults to ``params.reps``.
+        Defaults to ``params.repetitions``.
+    ms : sequence of int
+        Release sizes to score (Fig. 4); ``m`` is always scored.
 
     Returns
     -------
     dict
         ``objects`` (N_t,) indices of the scored objects; ``ise[method]`` (R, N_t, len(ms))
         per-object ISE (Basic methods have len(ms) = 1, at their own release size); ``ms``;
-        ``release[method]`` dict of (R, N_t) counts (n_released, n_candidates, n_passed).
+        ``release[method]`` dict of (R, N_t) counts (n_released, n_candidates, n_passed);
+        ``candidates`` (R, N_t, m): PrisCrowd's candidates tested to release 1 ... m claims;
+        ``n_claims`` (N_t,): claims per scored object.
     """
-    reps = params.reps if reps is None else check_int_at_least("reps", reps, 1)
-    ms = np.asarray(params.fig4_m, dtype=int)
+    reps = params.repetitions if reps is None else check_int_at_least("reps", reps, 1)
+    ms = np.asarray(list(ms), dtype=int)
     if params.m not in ms:
         ms = np.append(ms, params.m)
     ref_mu = np.asarray(ref_mu, dtype=float)
@@ -226,7 +234,7 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
     streams = dict(zip(names, rng.spawn(len(names))))
     ise = {name: [] for name in names}
     rel = {name: {"n_released": [], "n_candidates": [], "n_passed": []} for name in SYNTH_METHODS}
-    obj_idx = []
+    obj_idx, candidates, n_claims = [], [], []
     for i, b in enumerate(fitted.batches):
         rows = np.flatnonzero(np.isfinite(ref_mu[b.index]))
         if rows.size == 0:
@@ -243,6 +251,10 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
             ise[method].append(prefix_ise(res.released, sub.h, w_ref, mu_ref, sd_ref, ms))
             for key in rel[method]:
                 rel[method][key].append(getattr(res, key))
+            if method == "PrisCrowd":
+                candidates.append(np.stack(
+                    [res.candidates_for(j) for j in range(1, params.m + 1)], axis=2))
+                n_claims.append(sub.counts)
         for name, eps in zip(basic_names, params.basic_epsilons.values()):
             pts = basic_release(sub.z, sub.mask, eps, reps=reps, rng=streams[name])
             ise[name].append(prefix_ise(pts, sub.h, w_ref, mu_ref, sd_ref, [pts.shape[2]]))
@@ -255,7 +267,11 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
                for key, v in d.items()}
         for meth, d in rel.items()
     }
-    return {"objects": objects, "ise": cat, "ms": ms, "release": release}
+    work = (np.concatenate(candidates, axis=1) if candidates
+            else np.zeros((reps, 0, params.m), dtype=int))
+    return {"objects": objects, "ise": cat, "ms": ms, "release": release,
+            "candidates": work, "n_claims": np.concatenate(n_claims) if n_claims
+            else np.zeros(0, dtype=int)}
 
 
 def _score_rows(ise, ms, m, group_of_object=None, reps_label=None):
@@ -281,6 +297,25 @@ def _score_rows(ise, ms, m, group_of_object=None, reps_label=None):
                     if not is_basic:
                         rows_f.append({**rec, "m": int(ms[j])})
     return pd.DataFrame(rows_t), pd.DataFrame(rows_f)
+
+
+def _work_rows(candidates, n_claims):
+    """PrisCrowd Fig. 5's deterministic work per repetition and m' = 1 ... m (long table).
+
+    With the privacy test: candidates Alg. 1 tests (summed over the scored objects) and kernel
+    evaluations of the test (|U_i| per candidate). Without it: exactly m' candidates per object
+    and no kernel evaluation, by construction.
+    """
+    R, N, M = candidates.shape
+    with_test = candidates.sum(axis=1)  # (R, M)
+    kernels = np.einsum("rnm,n->rm", candidates, np.asarray(n_claims, dtype=np.int64))
+    rep = np.repeat(np.arange(R), M)
+    m = np.tile(np.arange(1, M + 1), R)
+    tested = pd.DataFrame({"rep": rep, "m": m, "privacy_test": True,
+                           "candidates": with_test.ravel(), "kernel_evaluations": kernels.ravel()})
+    untested = pd.DataFrame({"rep": rep, "m": m, "privacy_test": False, "candidates": m * N,
+                             "kernel_evaluations": 0})
+    return pd.concat([tested, untested], ignore_index=True)
 
 
 def _release_rows(release, m, group_of_object=None):
@@ -321,13 +356,18 @@ def _budget_rows(fitted: Fitted, has_ref, params: Params):
     return pd.concat(rows, ignore_index=True).sort_values(["method", "object"], kind="stable")
 
 
-def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, params: Params, rng):
-    """Case-study densities (PrisCrowd Fig. 3) for randomly chosen objects."""
+def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: int, grid: int,
+                 rng):
+    """Case-study densities (PrisCrowd Fig. 3) for ``objects`` randomly chosen objects with a
+    reference and at least ``min_claims`` claims, on ``grid`` points."""
+    objects = check_int_at_least("fig3.objects", objects, 0)
+    min_claims = check_int_at_least("fig3.min_claims", min_claims, 2)
+    grid = check_int_at_least("fig3.grid", grid, 2)
     cands = []
     for i, b in enumerate(fitted.batches):
-        ok = np.isfinite(ref_mu[b.index]) & (b.counts >= params.fig3_min_claims)
+        ok = np.isfinite(ref_mu[b.index]) & (b.counts >= min_claims)
         cands += [(i, r) for r in np.flatnonzero(ok)]
-    n_pick = min(params.fig3_objects, len(cands))
+    n_pick = min(objects, len(cands))
     picks = sorted(rng.choice(len(cands), size=n_pick, replace=False).tolist()) if n_pick else []
     curves, claims = [], []
     for case, p in enumerate(picks):
@@ -338,7 +378,7 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, params: Params, rng):
         w_ref, mu_ref, sd_ref = _reference(_subset(b, [r]), ref_mu, ref_sd)
         lo = min(z.min(), mu_ref.min()) - 4 * max(h, sd_ref.max())
         hi = max(z.max(), mu_ref.max()) + 4 * max(h, sd_ref.max())
-        x = np.linspace(lo, hi, params.fig3_grid)
+        x = np.linspace(lo, hi, grid)
         dens = {}
         for label, method in (("combined", "PrisCrowd"), ("global", "Global"),
                               ("uniform", "Uniform")):
@@ -365,29 +405,34 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, params: Params, rng):
             pd.concat(claims, ignore_index=True) if claims else pd.DataFrame())
 
 
-def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, rng):
-    """Table 1, Fig. 3, Fig. 4, release and privacy-budget data for one claims table.
+def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, fig3: dict,
+                     fig4_m, rng):
+    """Table 1, Figs. 3-5, release and privacy-budget data for one claims table.
 
     Reference density of object i: ``K_h(. - truth_i)`` (REPRODUCTION_NOTES A.7); only objects
     with a truth are released and scored (the paper: "objects whose ground truths can be
     achieved"). ``claims`` must have no single-claim objects (see
-    :func:`drop_single_claim_objects`).
+    :func:`drop_single_claim_objects`). ``fig3`` holds Fig. 3's ``objects``, ``min_claims`` and
+    ``grid``; ``fig4_m`` the release sizes of Fig. 4.
 
     Returns
     -------
     dict of DataFrame
-        ``table`` (method, rep, ISE, SISE at m), ``fig4`` (+ m), ``release`` (per method and
-        rep), ``budget`` (per method and object), ``fig3_curves``, ``fig3_claims``, ``info``.
+        ``table`` (method, rep, ISE, SISE at m), ``fig4`` (+ m), ``work`` (Fig. 5's work per
+        rep, m' and privacy_test), ``release`` (per method and rep), ``budget`` (per method and
+        object), ``fig3_curves``, ``fig3_claims``, ``info``.
     """
     rng_release, rng_fig3 = rng.spawn(2)
     fitted = fit_claims_table(claims, params)
     t = truth.drop_duplicates("object").set_index("object")["truth"]
     ref_mu = t.reindex(fitted.objects).to_numpy(float)
-    ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release)
+    ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release,
+                          ms=_check_ms("fig4.m", fig4_m, params.m))
     table, fig4 = _score_rows(ev["ise"], ev["ms"], params.m)
+    work = _work_rows(ev["candidates"], ev["n_claims"])
     release = _release_rows(ev["release"], params.m)
     budget = _budget_rows(fitted, np.isfinite(ref_mu), params)
-    curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, params, rng_fig3)
+    curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, rng=rng_fig3, **fig3)
     info = pd.DataFrame([{
         "objects": len(fitted.objects), "sources": len(fitted.sources),
         "claims": int(len(claims)), "objects_with_truth": int(np.isfinite(ref_mu).sum()),
@@ -397,7 +442,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
             for b in fitted.batches)),
         "global_iterations": fitted.n_iter_global,
     }])
-    return {"table": table, "fig4": fig4, "release": release, "budget": budget,
+    return {"table": table, "fig4": fig4, "work": work, "release": release, "budget": budget,
             "fig3_curves": curves, "fig3_claims": fig3_claims, "info": info}
 
 
@@ -405,7 +450,7 @@ def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=
                   high=10.0, rng):
     """Table 2 for one fraction ``p`` of unreliable users (PrisCrowd App. E).
 
-    ``params.reps`` independent datasets are simulated (:func:`simulate_claims`) and stacked
+    ``params.repetitions`` independent datasets are simulated (:func:`simulate_claims`) and stacked
     into one problem with the users of each repetition kept apart (``groups``), which is
     exact because weights never couple two repetitions. Reference density: the reliable
     users' generating density ``N(mu, sigma^2)``.
@@ -415,7 +460,7 @@ def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=
     dict of DataFrame
         ``table`` (method, rep, ISE, SISE) and ``release``.
     """
-    reps = params.reps
+    reps = params.repetitions
     rng_data, rng_release = rng.spawn(2)
     data = [simulate_claims(n_users, n_objects, p, mu=mu, sigma=sigma, low=low, high=high,
                             rng=r) for r in rng_data.spawn(reps)]
@@ -437,37 +482,48 @@ def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=
     return {"table": table, "release": release}
 
 
-def time_phase2(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, ms, repeats=3,
-                rng):
-    """Run time of phase 2 (Alg. 1) vs m, with and without the privacy test (PrisCrowd Fig. 5).
+#: Fewest timed calls whose median is reported as a wall-clock time (after one warm-up call).
+MIN_TIMING_CALLS = 5
 
-    Weights are fitted once (phase 1, not timed); then for each m the release of every object
-    with a truth is timed ``repeats`` times (wall clock, ``time.perf_counter``; inherently
-    non-deterministic).
+
+def time_phase2(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, ms, calls=5,
+                rng):
+    """Wall-clock time of phase 2 (Alg. 1) vs m, with and without the privacy test (Fig. 5).
+
+    Weights are fitted once (phase 1, not timed); one warm-up release is run, then every
+    (m, test) release of the objects with a truth is timed ``calls`` times, the conditions
+    interleaved so that drifts in machine load hit all alike, and the median is reported.
+    Times depend on the machine and its load: they are plotted, written to
+    ``fig5_timings.csv`` and never decide a verdict (the claims use :func:`_work_rows`).
 
     Returns
     -------
     DataFrame
-        m, privacy_test, repeat, seconds.
+        m, privacy_test, calls, seconds (median), min_seconds, max_seconds.
     """
-    repeats = check_int_at_least("repeats", repeats, 1)
+    calls = check_int_at_least("fig5.timing_calls", calls, MIN_TIMING_CALLS)
+    ms = _check_ms("fig5.m", ms, max(max(ms), 1))
     fitted = fit_claims_table(claims, params)
     t = truth.drop_duplicates("object").set_index("object")["truth"]
     has = np.isfinite(t.reindex(fitted.objects).to_numpy(float))
     subs = [(i, np.flatnonzero(has[b.index])) for i, b in enumerate(fitted.batches)]
     subs = [(i, r) for i, r in subs if r.size]
-    rows = []
-    for m in ms:
-        m = check_int_at_least("m", m, 1)
-        for test in (True, False):
-            for rep in range(repeats):
-                t0 = time.perf_counter()
-                for i, r in subs:
-                    b = fitted.batches[i]
-                    synthesize(b.z[r], b.mask[r], b.h[r], fitted.combined[i][r], m=m,
-                               k=params.k, gamma=params.gamma, eps0=params.eps0,
-                               privacy_test=test, batch_size=params.batch_size,
-                               max_candidates=max(params.max_candidates, m), rng=rng)
-                rows.append({"m": m, "privacy_test": test, "repeat": rep,
-                             "seconds": time.perf_counter() - t0})
-    return pd.DataFrame(rows)
+
+    def release(m, test):
+        t0 = time.perf_counter()
+        for i, r in subs:
+            b = fitted.batches[i]
+            synthesize(b.z[r], b.mask[r], b.h[r], fitted.combined[i][r], m=m, k=params.k,
+                       gamma=params.gamma, eps0=params.eps0, privacy_test=test,
+                       batch_size=params.batch_size,
+                       max_candidates=max(params.max_candidates, m), rng=rng)
+        return time.perf_counter() - t0
+
+    release(int(ms[0]), True)  # warm-up: imports and cold caches
+    conditions = [(int(m), test) for m in ms for test in (True, False)]
+    seconds = np.array([[release(m, test) for m, test in conditions] for _ in range(calls)])
+    return pd.DataFrame({
+        "m": [m for m, _ in conditions], "privacy_test": [test for _, test in conditions],
+        "calls": calls, "seconds": np.median(seconds, axis=0),
+        "min_seconds": seconds.min(axis=0), "max_seconds": seconds.max(axis=0),
+    })

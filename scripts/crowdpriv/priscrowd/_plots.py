@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
@@ -21,12 +19,10 @@ _COLORS = {"PrisCrowd": "tab:red", "Uniform": "tab:green", "Basic(Strong)": "tab
            "Basic(Normal)": "tab:blue", "Basic(Weak)": "tab:gray"}
 
 
-def _plt(rc=None):
-    import matplotlib
+def _plt():
+    from crowdpriv.plotting import use_style
 
-    matplotlib.use("Agg")
-    if rc and Path(rc).exists():
-        matplotlib.rc_file(rc)
+    use_style()  # the pipeline's one look (scripts/matplotlibrc), Agg backend
     import matplotlib.pyplot as plt
 
     return plt
@@ -56,9 +52,9 @@ def _bars(ax, d, group_col, methods):
     ax.set_yscale("log")
 
 
-def plot_table1(summary: pd.DataFrame, paths, *, rc=None):
+def plot_table1(summary: pd.DataFrame, paths):
     """Table 1 as bars (ours, mean ± std over R) with the paper's values as black ticks."""
-    plt = _plt(rc)
+    plt = _plt()
     methods = list(dict.fromkeys(summary["method"]))
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, measure in zip(axes, ("ISE", "SISE")):
@@ -72,9 +68,9 @@ def plot_table1(summary: pd.DataFrame, paths, *, rc=None):
     _save(fig, paths)  # also closes the figure
 
 
-def plot_table2(summary: pd.DataFrame, paths, *, rc=None):
+def plot_table2(summary: pd.DataFrame, paths):
     """Table 2 as lines over p (ours ± std) with the paper's values dashed."""
-    plt = _plt(rc)
+    plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for ax, measure in zip(axes, ("ISE", "SISE")):
         d = summary[summary["measure"] == measure]
@@ -93,11 +89,11 @@ def plot_table2(summary: pd.DataFrame, paths, *, rc=None):
     _save(fig, paths)  # also closes the figure
 
 
-def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths, *, rc=None):
+def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths):
     """Fig. 3 case studies: densities (combined red, global black, uniform green, reference
     blue) and the claims as magenta markers sized by their user's combined weight (crosses:
     weight below half the object's mean)."""
-    plt = _plt(rc)
+    plt = _plt()
     cases = list(dict.fromkeys(zip(curves["dataset"], curves["case"])))
     ncol = 2
     nrow = max(1, int(np.ceil(len(cases) / ncol)))
@@ -126,9 +122,9 @@ def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths, *, rc=None):
     _save(fig, paths)  # also closes the figure
 
 
-def plot_fig4(summary: pd.DataFrame, paths, *, rc=None):
+def plot_fig4(summary: pd.DataFrame, paths):
     """Fig. 4: ISE and SISE vs number of released claims m, per dataset (mean ± std)."""
-    plt = _plt(rc)
+    plt = _plt()
     dsets = list(dict.fromkeys(summary["dataset"]))
     fig, axes = plt.subplots(len(dsets), 2, figsize=(10, 2.8 * len(dsets)), squeeze=False)
     for row, ds in zip(axes, dsets):
@@ -146,29 +142,41 @@ def plot_fig4(summary: pd.DataFrame, paths, *, rc=None):
     _save(fig, paths)  # also closes the figure
 
 
-def plot_fig5(summary: pd.DataFrame, paths, *, rc=None):
-    """Fig. 5: phase-2 run time vs m with and without the privacy test, per dataset."""
-    plt = _plt(rc)
-    dsets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(1, len(dsets), figsize=(4 * len(dsets), 3.4), squeeze=False)
-    for ax, ds in zip(axes[0], dsets):
-        d = summary[summary["dataset"] == ds]
+def plot_fig5(work: pd.DataFrame, timings: pd.DataFrame, paths):
+    """Fig. 5 per dataset: (top) candidates Alg. 1 tests vs m, with and without the privacy test
+    (deterministic, mean ± 1 sd over repetitions); (bottom) the wall-clock time of phase 2,
+    median of the timed calls (machine- and load-dependent, never judged)."""
+    plt = _plt()
+    dsets = list(dict.fromkeys(work["dataset"]))
+    fig, axes = plt.subplots(2, len(dsets), figsize=(4 * len(dsets), 6.4), squeeze=False)
+    label = {True: "with privacy test", False: "without privacy test"}
+    for col, ds in enumerate(dsets):
+        ax = axes[0, col]
+        d = work[(work["dataset"] == ds) & (work["measure"] == "candidates")]
         for test, dt in d.groupby("privacy_test", sort=False):
             ax.errorbar(dt["m"], dt["mean"], yerr=dt["std"], marker="o", capsize=2,
-                        label="with privacy test" if test else "without privacy test")
-        ax.set_title(_label(ds), fontsize=9)
-        ax.set_xlabel("released claims per object m")
+                        label=label[bool(test)])
+        ax.set_title(f"{_label(ds)}: candidates tested", fontsize=9)
+        ax.set_ylabel("candidates (all objects)")
+        ax = axes[1, col]
+        t = timings[timings["dataset"] == ds]
+        for test, dt in t.groupby("privacy_test", sort=False):
+            ax.plot(dt["m"], dt["seconds"], marker="o", label=label[bool(test)])
+        ax.set_title(f"{_label(ds)}: wall clock (median of {int(t['calls'].min())})", fontsize=9)
         ax.set_ylabel("seconds")
+        for ax in axes[:, col]:
+            ax.set_xlabel("released claims per object m")
+            ax.set_ylim(bottom=0)
     axes[0, 0].legend(fontsize=7)
-    fig.suptitle("PrisCrowd Fig. 5: phase-2 run time (wall clock, non-deterministic)",
-                 fontsize=10)
+    fig.suptitle("PrisCrowd Fig. 5: cost of phase 2 vs m (top: deterministic work, judged; "
+                 "bottom: wall clock, load-dependent, not judged)", fontsize=10)
     fig.tight_layout()
     _save(fig, paths)  # also closes the figure
 
 
-def plot_release(summary: pd.DataFrame, paths, *, rc=None):
+def plot_release(summary: pd.DataFrame, paths):
     """Objects fully / partly / never released (stacked) and the pass rate, per dataset."""
-    plt = _plt(rc)
+    plt = _plt()
     fig, ax = plt.subplots(figsize=(9, 3.8))
     labels = [f"{_label(d)}\n{m}" for d, m in zip(summary["dataset"], summary["method"])]
     x = np.arange(len(summary))
@@ -187,9 +195,9 @@ def plot_release(summary: pd.DataFrame, paths, *, rc=None):
     _save(fig, paths)  # also closes the figure
 
 
-def plot_budget(budget: pd.DataFrame, paths, *, rc=None):
+def plot_budget(budget: pd.DataFrame, paths):
     """Empirical CDFs of Theorem 2's epsilon and delta per dataset and method (finite ones)."""
-    plt = _plt(rc)
+    plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     for ax, measure in zip(axes, ("epsilon", "delta")):
         for (ds, meth), d in budget.groupby(["dataset", "method"], sort=False):

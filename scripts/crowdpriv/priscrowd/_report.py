@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..aggregate import summarise
+
 __all__ = [
     "PAPER_DATASET",
     "METHOD_ORDER",
@@ -27,13 +29,6 @@ PAPER_DATASET = {"population": "population", "stock_surrogate": "stock",
 METHOD_ORDER = ["PrisCrowd", "Uniform", "Basic(Strong)", "Basic(Normal)", "Basic(Weak)"]
 
 
-def _agg(df, keys, value):
-    g = df.groupby(keys, sort=False)[value]
-    out = g.agg(mean="mean", std="std", R="count").reset_index()
-    out["std"] = out["std"].fillna(0.0)
-    return out
-
-
 def _method_rank(s):
     return s.map({m: i for i, m in enumerate(METHOD_ORDER)}).fillna(len(METHOD_ORDER))
 
@@ -50,7 +45,7 @@ def summarise_table1(runs: pd.DataFrame, paper: pd.DataFrame, n_objects=None) ->
     """
     long = runs.melt(id_vars=["dataset", "method", "rep"], value_vars=["ISE", "SISE"],
                      var_name="measure")
-    out = _agg(long, ["measure", "dataset", "method"], "value")
+    out = summarise(long, ["measure", "dataset", "method"], "value")
     pl = paper.melt(id_vars=["measure", "method"], var_name="paper_dataset", value_name="paper")
     out["paper_dataset"] = out["dataset"].map(PAPER_DATASET)
     out = out.merge(pl, on=["measure", "method", "paper_dataset"], how="left")
@@ -73,7 +68,7 @@ def summarise_table2(runs: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
     """
     long = runs.melt(id_vars=["p", "method", "rep"], value_vars=["ISE", "SISE"],
                      var_name="measure")
-    out = _agg(long, ["measure", "p", "method"], "value")
+    out = summarise(long, ["measure", "p", "method"], "value")
     pl = paper.melt(id_vars=["p", "method"], var_name="measure", value_name="paper")
     pl["method"] = pl["method"].replace({"Basic(Low)": "Basic(Weak)"})
     out["p"] = out["p"].astype(float).round(10)
@@ -89,17 +84,27 @@ def summarise_fig4(runs: pd.DataFrame) -> pd.DataFrame:
     """Fig. 4: ISE/SISE vs m per dataset and method (mean/std/R over repetitions)."""
     long = runs.melt(id_vars=["dataset", "method", "rep", "m"], value_vars=["ISE", "SISE"],
                      var_name="measure")
-    out = _agg(long, ["dataset", "method", "measure", "m"], "value")
+    out = summarise(long, ["dataset", "method", "measure", "m"], "value")
     out["surrogate"] = out["dataset"].str.endswith("_surrogate")
     return out.sort_values(["dataset", "method", "measure", "m"], kind="stable").reset_index(
         drop=True)
 
 
-def summarise_fig5(runs: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 5: phase-2 seconds vs m, with/without privacy test (wall clock: not reproducible)."""
-    out = _agg(runs, ["dataset", "privacy_test", "m"], "seconds")
+def summarise_fig5(work: pd.DataFrame, ms) -> pd.DataFrame:
+    """Fig. 5's deterministic work vs m (mean, std, R over repetitions), at the swept m.
+
+    ``work``: dataset, rep, m, privacy_test, candidates, kernel_evaluations (every m' up to the
+    run's m). Long format with ``measure`` = candidates | kernel_evaluations.
+    """
+    missing = sorted(set(ms) - set(work["m"]))
+    if missing:
+        raise ValueError(f"fig5.m values {missing} exceed the release size m of the runs")
+    sel = work.loc[work["m"].isin(list(ms))]
+    long = sel.melt(id_vars=["dataset", "rep", "m", "privacy_test"],
+                    value_vars=["candidates", "kernel_evaluations"], var_name="measure")
+    out = summarise(long, ["dataset", "measure", "privacy_test", "m"], "value")
     out["surrogate"] = out["dataset"].str.endswith("_surrogate")
-    return out.sort_values(["dataset", "privacy_test", "m"], kind="stable").reset_index(drop=True)
+    return out
 
 
 def summarise_release(release: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
