@@ -208,6 +208,7 @@ def test_paired_tables_and_labels():
     })
     cells = paired(df, ["p"], across="method", value="ISE")
     assert list(cells) == ["p 0.1", "p 0.3"]
+    assert list(paired(df.iloc[::-1], ["p"], across="method", value="ISE")["p 0.1"]) == ["B", "A"]
     margins = cells["p 0.3"]["B"] - cells["p 0.3"]["A"]
     assert margins.tolist() == [0.5, -1.0]
     assert list(paired(df[df["p"] == 0.1], [], across="method", value="ISE")) == ["all"]

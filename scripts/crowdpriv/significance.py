@@ -260,9 +260,9 @@ def cell_label(names: tuple | list, values: tuple | list) -> str:
 def paired(df, cells: list[str], *, across: str, value: str, rep: str = "rep") -> dict:
     """Per cell, a repetitions x ``across`` table of ``value`` (the pairs a margin is built from).
 
-    ``df`` is a long per-repetition table. Cells are the groups of ``cells`` in order of
-    appearance (an empty list gives one cell labelled "all"). A missing repetition is an error,
-    not a silently smaller sample.
+    ``df`` is a long per-repetition table. Cells are the groups of ``cells`` and columns the
+    values of ``across``, both in order of appearance (an empty list of cells gives one cell
+    labelled "all"). A missing repetition is an error, not a silently smaller sample.
     """
     groups = df.groupby(cells, sort=False) if cells else [((), df)]
     out = {}
@@ -270,6 +270,7 @@ def paired(df, cells: list[str], *, across: str, value: str, rep: str = "rep") -
         key = key if isinstance(key, tuple) else (key,)
         label = cell_label(cells, key) if cells else "all"
         tab = g.pivot(index=rep, columns=across, values=value)
+        tab = tab[list(dict.fromkeys(g[across]))]  # the order of appearance, not sorted
         if tab.isna().any().any():
             raise ValueError(f"{label}: some {across} lack a value for some repetition")
         out[label] = tab
