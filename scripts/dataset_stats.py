@@ -14,14 +14,14 @@ for name, claims_path, truth_path in zip(
     claims = read_claims(claims_path)
     stats = {"dataset": name, **dataset_statistics(claims, read_truth(truth_path))}
     if name == "adultcontent":  # Sun et al.'s count: (worker, URL) pairs de-duplicated case-blind
-        casefold = claims.assign(object=claims["object"].str.lower())
-        stats["claims_casefold"] = int(casefold.drop_duplicates(["object", "source"]).shape[0])
+        casefold = claims.assign(task=claims["task"].str.lower())
+        stats["claims_casefold"] = int(casefold.drop_duplicates(["task", "worker"]).shape[0])
     rows.append(stats)
 table = compare_with_paper(pd.DataFrame(rows), pd.read_csv(snakemake.input.paper))
 write_csv(table, snakemake.output.csv)
 shown = table[
-    ["dataset", "paper", "sources", "paper_sources", "objects", "paper_objects", "claims",
-     "paper_claims", "objects_with_truth", "sparsity_min", "paper_sparsity_min", "sparsity_max",
+    ["dataset", "paper", "workers", "paper_workers", "tasks", "paper_tasks", "claims",
+     "paper_claims", "tasks_with_truth", "sparsity_min", "paper_sparsity_min", "sparsity_max",
      "paper_sparsity_max", "sparsity_avg", "paper_sparsity_avg"]
 ]
 notes = "\n".join(f"- **{r.dataset}**: {r.note}" for r in table.itertuples() if r.note)
@@ -29,6 +29,6 @@ write_markdown(
     shown,
     snakemake.output.md,
     title="Dataset statistics: ours beside the papers' (paper_*)",
-    notes="Sparsity = per source, the fraction of the dataset's objects it did not answer.\n"
-    "stock_surrogate and indoor_surrogate are SURROGATES (simulated sources).\n\n" + notes,
+    notes="Sparsity = per worker, the fraction of the dataset's tasks it did not answer.\n"
+    "stock_surrogate and indoor_surrogate are SURROGATES (simulated workers).\n\n" + notes,
 )

@@ -22,7 +22,7 @@ p = snakemake.params  # noqa: F821
 frames = []
 for ds, claims, truth in zip(p.datasets, snakemake.input.claims, snakemake.input.truth):  # noqa: F821
     cm = claims_to_matrix(read_claims(claims))
-    t = read_truth(truth).set_index("object")["truth"].reindex(cm.objects).to_numpy()
+    t = read_truth(truth).set_index("task")["truth"].reindex(cm.tasks).to_numpy()
     d = answer_distribution(cm.values, t, domain_size=p.domain_size)
     d.insert(0, "dataset", ds)
     frames.append(d)

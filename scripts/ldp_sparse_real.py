@@ -15,8 +15,8 @@ p = snakemake.params  # noqa: F821
 cm = claims_to_matrix(read_claims(snakemake.input.claims))  # noqa: F821
 truth = (
     read_truth(snakemake.input.truth)  # noqa: F821
-    .set_index("object")["truth"]
-    .reindex(cm.objects)
+    .set_index("task")["truth"]
+    .reindex(cm.tasks)
     .to_numpy()
 )
 raw = run_real_dataset(

@@ -17,12 +17,12 @@ exp = dict(snakemake.params.exp)
 seed = int(snakemake.params.seed)
 if hasattr(snakemake.input, "claims"):
     matrix = claims_to_matrix(read_claims(snakemake.input.claims))
-    truth = read_truth(snakemake.input.truth).set_index("object")["truth"]
-    missing = set(matrix.objects) - set(truth.index)
+    truth = read_truth(snakemake.input.truth).set_index("task")["truth"]
+    missing = set(matrix.tasks) - set(truth.index)
     if missing:
         raise ValueError(f"{len(missing)} objects lack ground truth, e.g. {sorted(missing)[:3]}")
     table = real_tradeoff(
-        matrix.values, truth.loc[matrix.objects].to_numpy(dtype=float), seed=seed, **exp
+        matrix.values, truth.loc[matrix.tasks].to_numpy(dtype=float), seed=seed, **exp
     )
 else:
     table = synthetic_tradeoff(seed=seed, **exp)

@@ -11,15 +11,15 @@ from crowdpriv.tables import claims_to_matrix, read_claims, read_truth
 
 logger = log_to(snakemake.log[0])
 matrix = claims_to_matrix(read_claims(snakemake.input.claims))
-truth = read_truth(snakemake.input.truth).set_index("object")["truth"]
+truth = read_truth(snakemake.input.truth).set_index("task")["truth"]
 shown, agreement = weight_comparison(
     matrix.values,
-    truth.loc[matrix.objects].to_numpy(dtype=float),
+    truth.loc[matrix.tasks].to_numpy(dtype=float),
     seed=int(snakemake.params.seed),
     **dict(snakemake.params.exp),
 )
-shown.insert(shown.columns.get_loc("source_index") + 1, "source",
-             matrix.sources[shown["source_index"].to_numpy()])
+shown.insert(shown.columns.get_loc("source_index") + 1, "worker",
+             matrix.workers[shown["source_index"].to_numpy()])
 write_csv(shown, snakemake.output.shown)
 write_csv(agreement, snakemake.output.agreement)
 logger.info("agreement:\n%s", agreement.to_string())

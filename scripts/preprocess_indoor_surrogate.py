@@ -5,13 +5,15 @@ from crowdpriv.runtime import log_to, write_csv
 from crowdpriv.seeds import derive_rng
 
 logger = log_to(snakemake.log[0])
-cfg = snakemake.params.cfg
+cfg = {key: tuple(v) if isinstance(v, list) else v for key, v in snakemake.params.cfg.items()}
 claims, truth, users = simulate_indoor(
-    **{key: tuple(v) if isinstance(v, list) else v for key, v in cfg.items()},
+    n_tasks=cfg.pop("tasks"),
+    n_workers=cfg.pop("workers"),
+    **cfg,
     rng=derive_rng(snakemake.params.seed, "dataset", "indoor_surrogate"),
 )
-logger.info("indoor_surrogate: %d claims by %d users on %d segments", len(claims),
+logger.info("indoor_surrogate: %d claims by %d workers on %d segments", len(claims),
             len(users), len(truth))
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
-write_csv(users, snakemake.output.sources)
+write_csv(users, snakemake.output.workers)

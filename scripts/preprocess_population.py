@@ -17,7 +17,7 @@ else:
     raw = read_pop_data_csv(snakemake.input.claims)
 claims = filter_population_claims(raw, max_value=cfg["max_value"])
 truth = read_population_truth(snakemake.input.truth)
-truth = truth.loc[truth["object"].isin(set(claims["object"]))]
+truth = truth.loc[truth["task"].isin(set(claims["task"]))]
 logger.info("population: %d raw claims -> %d claims, %d objects with truth", len(raw),
             len(claims), len(truth))
 write_csv(claims, snakemake.output.claims)

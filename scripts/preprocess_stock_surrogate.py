@@ -1,17 +1,17 @@
-"""Adapter for rule preprocess_stock_surrogate (SURROGATE: real gold, simulated sources)."""
+"""Adapter for rule preprocess_stock_surrogate (SURROGATE: real gold, simulated workers)."""
 
 from crowdpriv.data import build_stock_dataset
 from crowdpriv.runtime import log_to, write_csv
 from crowdpriv.seeds import derive_rng
 
 logger = log_to(snakemake.log[0])
-claims, truth, sources = build_stock_dataset(
+claims, truth, workers = build_stock_dataset(
     list(snakemake.input.gold),
     snakemake.params.cfg,
     real_claims_files=list(snakemake.input.real_claims),
     rng=derive_rng(snakemake.params.seed, "dataset", "stock_surrogate"),
 )
-logger.info("stock_surrogate: %d claims, %d objects", len(claims), len(truth))
+logger.info("stock_surrogate: %d claims, %d tasks", len(claims), len(truth))
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
-write_csv(sources, snakemake.output.sources)
+write_csv(workers, snakemake.output.workers)

@@ -13,7 +13,7 @@ from crowdpriv.runtime import log_to, write_csv, write_markdown
 logger = log_to(snakemake.log[0])
 runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
 info = pd.concat([pd.read_csv(p) for p in snakemake.input.info], ignore_index=True)
-n_objects = info.set_index("dataset")["objects_with_truth"]  # the objects scored
+n_objects = info.set_index("dataset")["tasks_with_truth"]  # the tasks scored
 table = summarise_table1(runs, pd.read_csv(snakemake.input.paper), n_objects=n_objects)
 write_csv(table, snakemake.output.csv)
 write_markdown(

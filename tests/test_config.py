@@ -75,7 +75,7 @@ def test_negative_repetitions_rejected(root, default_config):
         (("raw", "web", "web_processed_data.mat", "sha256"), "xyz", "does not match"),
         (("datasets", "adultcontent", "duplicate_policy"), "middle", "is not one of"),
         (("datasets", "stock_surrogate", "coverage"), [0.0, 1.0], "less than or equal to"),
-        (("datasets", "indoor_surrogate", "n_users"), 1, "less than the minimum"),
+        (("datasets", "indoor_surrogate", "workers"), 1, "less than the minimum"),
     ],
 )
 def test_bad_values_named(root, default_config, path, value, message):

@@ -32,31 +32,31 @@ from crowdpriv.tables import claims_to_matrix, read_claims
 def test_population_filter_rules():
     claims = pd.DataFrame(
         {
-            "object": ["a", "a", "a", "b", "b", "c", "c", "d"],
-            "source": ["s1", "s2", "s1", "s1", "s2", "s1", "s2", "s1"],
+            "task": ["a", "a", "a", "b", "b", "c", "c", "d"],
+            "worker": ["s1", "s2", "s1", "s1", "s2", "s1", "s2", "s1"],
             "value": [10.0, 12.0, 11.0, 5.0, 5.0, 2e8, 3.0, 7.0],
         }
     )
     out = filter_population_claims(claims)
     # a: s1's later claim (11) wins; b: all equal -> dropped; c: 2e8 dropped, then one claim
     # left -> all equal -> dropped; d: single claim -> dropped.
-    assert out.to_dict("list") == {"object": ["a", "a"], "source": ["s1", "s2"], "value": [11.0, 12.0]}
+    assert out.to_dict("list") == {"task": ["a", "a"], "worker": ["s1", "s2"], "value": [11.0, 12.0]}
 
 
 def test_population_filter_rejects_bad_threshold():
     with pytest.raises(ValueError, match="max_value"):
-        filter_population_claims(pd.DataFrame(columns=["object", "source", "value"]), max_value=0)
+        filter_population_claims(pd.DataFrame(columns=["task", "worker", "value"]), max_value=0)
 
 
 def test_population_counts_near_paper(mirror):
     claims = filter_population_claims(read_pop_data_csv(mirror / "population" / "pop_data.csv"))
     truth = read_population_truth(mirror / "population" / "popAnswersOut.txt")
     stats = dataset_statistics(claims, truth)
-    paper = {"sources": 2344, "objects": 1124, "claims": 4008}  # PrisCrowd (Wan et al.) figures
+    paper = {"workers": 2344, "tasks": 1124, "claims": 4008}  # PrisCrowd (Wan et al.) figures
     for key, value in paper.items():
         assert abs(stats[key] - value) / value < 0.03, (key, stats[key], value)
-    assert stats["objects_with_truth"] == 276  # REPRODUCTION_NOTES: 276 after preprocessing
-    assert (claims.groupby("object")["value"].nunique() > 1).all()
+    assert stats["tasks_with_truth"] == 276  # REPRODUCTION_NOTES: 276 after preprocessing
+    assert (claims.groupby("task")["value"].nunique() > 1).all()
 
 
 def test_pop_tuples_parser_on_raw_prefix(mirror):
@@ -67,8 +67,8 @@ def test_pop_tuples_parser_on_raw_prefix(mirror):
     assert tuples["year"].between(1990, 2010).mean() > 0.98
     assert tuples["year"].value_counts().index[0] == 2000
     claims = pop_tuples_to_claims(tuples)
-    assert not claims.duplicated(["object", "source"]).any()
-    assert claims["object"].str.match(r"^.+, \d+$").all()
+    assert not claims.duplicated(["task", "worker"]).any()
+    assert claims["task"].str.match(r"^.+, \d+$").all()
 
 
 def test_pop_tuples_year_from_two_digit_dates(tmp_path):
@@ -83,8 +83,8 @@ def test_pop_tuples_year_from_two_digit_dates(tmp_path):
     assert tuples["year"].tolist() == [2005, 2005]
     claims = pop_tuples_to_claims(tuples)
     assert claims.to_dict("list") == {
-        "object": ["springfield, illinois, 2005"],
-        "source": ["contributor #7: a"],
+        "task": ["springfield, illinois, 2005"],
+        "worker": ["contributor #7: a"],
         "value": [1300.0],
     }
 
@@ -119,11 +119,11 @@ def test_adultcontent_counts(mirror):
     d = mirror / "adultcontent"
     claims, truth = read_adultcontent(d / "labels.txt", d / "gold.txt", d / "categories.txt")
     stats = dataset_statistics(claims, truth)
-    assert (stats["sources"], stats["objects"], stats["claims"]) == (825, 11040, 89799)
-    assert stats["objects_with_truth"] == 333
+    assert (stats["workers"], stats["tasks"], stats["claims"]) == (825, 11040, 89799)
+    assert stats["tasks_with_truth"] == 333
     assert set(claims["value"]) <= {0.0, 1.0, 2.0, 3.0}  # G, P, R, X; no B occurs
-    casefold = claims.assign(object=claims["object"].str.lower())
-    assert len(casefold.drop_duplicates(["object", "source"])) == 89796  # Sun et al.'s count
+    casefold = claims.assign(task=claims["task"].str.lower())
+    assert len(casefold.drop_duplicates(["task", "worker"])) == 89796  # Sun et al.'s count
     assert stats["sparsity_min"] == pytest.approx(0.316033, abs=1e-6)  # LDP-sparse Table II
     assert stats["sparsity_max"] == pytest.approx(0.999909, abs=1e-6)
 
@@ -137,7 +137,7 @@ def test_adultcontent_duplicate_policy(tmp_path):
         tmp_path / "l.txt", tmp_path / "g.txt", tmp_path / "c.txt", duplicate_policy="first"
     )
     assert last["value"].tolist() == [3.0, 1.0] and first["value"].tolist() == [0.0, 1.0]
-    assert truth.to_dict("list") == {"object": ["u1"], "truth": [3.0]}  # u9 is not labelled
+    assert truth.to_dict("list") == {"task": ["u1"], "truth": [3.0]}  # u9 is not labelled
     (tmp_path / "l.txt").write_text("w1\tu1\tQ\n")
     with pytest.raises(ValueError, match=r"label\(s\) \['Q'\]"):
         read_adultcontent(tmp_path / "l.txt", tmp_path / "g.txt", tmp_path / "c.txt")
@@ -149,8 +149,8 @@ def test_adultcontent_duplicate_policy(tmp_path):
 def test_web_counts(mirror):
     claims, truth = read_web_mat(mirror / "web" / "web_processed_data.mat")
     stats = dataset_statistics(claims, truth)
-    assert (stats["sources"], stats["objects"], stats["claims"]) == (177, 2665, 15567)
-    assert stats["objects_with_truth"] == 2653
+    assert (stats["workers"], stats["tasks"], stats["claims"]) == (177, 2665, 15567)
+    assert stats["tasks_with_truth"] == 2653
     assert claims["value"].value_counts().sort_index().tolist() == [1858, 2249, 2831, 3268, 5361]
 
 
@@ -166,12 +166,12 @@ def test_web_rejects_non_mat(tmp_path):
 
 def test_clean_stock_claims_reader(root):
     claims = read_clean_stock_claims([root / "tests" / "fixtures" / "stock-2011-07-01.txt"])
-    aapl_price = claims.loc[claims["object"] == "2011-07-01|aapl|last_price"]
+    aapl_price = claims.loc[claims["task"] == "2011-07-01|aapl|last_price"]
     assert sorted(aapl_price["value"]) == [343.26, 343.26, 343.3]
     # the two yahoo-finance lines for AAPL/MSFT are two objects; empty fields make no claim
-    yahoo = claims.loc[claims["source"] == "yahoo-finance"]
+    yahoo = claims.loc[claims["worker"] == "yahoo-finance"]
     assert len(yahoo) == 14 + 16
-    volume = claims.set_index(["object", "source"]).loc[("2011-07-01|aapl|volume", "nasdaq-com")]
+    volume = claims.set_index(["task", "worker"]).loc[("2011-07-01|aapl|volume", "nasdaq-com")]
     assert volume["value"] == 15447286.0
 
 
@@ -192,18 +192,18 @@ def test_stock_gold_day_and_surrogate(mirror):
     assert gold["symbol"].nunique() == 200
     assert set(gold["attribute"]) <= set(STOCK_ATTRIBUTES)
     cfg = {
-        "claims_from": "surrogate", "gold_days": days, "n_sources": 55, "coverage": [0.3, 1.0],
+        "claims_from": "surrogate", "gold_days": days, "workers": 55, "coverage": [0.3, 1.0],
         "rounding_rel_sd": 0.002, "stale_rate": 0.05, "scale_rate": 0.02, "wrong_rate": 0.04,
         "wrong_log_sd": 0.5, "scale_factors": [1e3, 1e6, 1e-3], "quality_shape": 1.0,
     }
     claims, truth, sources = build_stock_dataset(paths, cfg, rng=derive_rng(1, "stock"))
-    assert claims["source"].nunique() == 55 and len(sources) == 55
+    assert claims["worker"].nunique() == 55 and len(sources) == 55
     assert abs(len(truth) - 5521) / 5521 < 0.03  # PrisCrowd's 5,521 objects
-    assert claims.groupby("object").size().min() >= 2
+    assert claims.groupby("task").size().min() >= 2
     # stale claims on 07-04 equal the 07-01 gold value of the same symbol and attribute
-    stale = claims.loc[(claims["kind"] == "stale") & claims["object"].str.startswith(days[1])]
-    prev = gold.set_index("object")["truth"]
-    keys = stale["object"].str.replace(days[1], days[0])
+    stale = claims.loc[(claims["kind"] == "stale") & claims["task"].str.startswith(days[1])]
+    prev = gold.set_index("task")["truth"]
+    keys = stale["task"].str.replace(days[1], days[0])
     known = keys.isin(prev.index)
     assert known.mean() > 0.9
     np.testing.assert_allclose(stale.loc[known, "value"], prev.loc[keys[known]].to_numpy())
@@ -212,9 +212,9 @@ def test_stock_gold_day_and_surrogate(mirror):
 
 
 def test_stock_surrogate_error_mix():
-    gold = pd.DataFrame({"object": [f"o{i}" for i in range(4000)], "truth": np.full(4000, 50.0)})
+    gold = pd.DataFrame({"task": [f"o{i}" for i in range(4000)], "truth": np.full(4000, 50.0)})
     claims, _ = simulate_stock_sources(
-        gold, np.full(4000, 49.0), n_sources=20, coverage=(1.0, 1.0), stale_rate=0.1,
+        gold, np.full(4000, 49.0), n_workers=20, coverage=(1.0, 1.0), stale_rate=0.1,
         scale_rate=0.05, wrong_rate=0.05, quality_shape=1e6, rng=np.random.default_rng(3),
     )
     share = claims["kind"].value_counts(normalize=True)
@@ -223,8 +223,8 @@ def test_stock_surrogate_error_mix():
     assert share["wrong"] == pytest.approx(0.05, abs=0.01)
     rounding = claims.loc[claims["kind"] == "rounding", "value"]
     assert (rounding - 50.0).abs().max() < 50.0 * 0.002 * 6
-    with pytest.raises(ValueError, match="n_sources"):
-        simulate_stock_sources(gold, np.zeros(4000), n_sources=1, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="workers"):
+        simulate_stock_sources(gold, np.zeros(4000), n_workers=1, rng=np.random.default_rng(0))
 
 
 # --- indoor surrogate -------------------------------------------------------------------------
@@ -232,10 +232,10 @@ def test_stock_surrogate_error_mix():
 
 def test_indoor_surrogate_shape_and_determinism():
     claims, truth, users = simulate_indoor(rng=derive_rng(7, "indoor"))
-    assert claims["source"].nunique() == 247 and claims["object"].nunique() == 129
+    assert claims["worker"].nunique() == 247 and claims["task"].nunique() == 129
     assert len(truth) == 129 and len(users) == 247
-    assert claims.groupby("object").size().min() >= 2
-    per_user = claims.groupby("source").size()
+    assert claims.groupby("task").size().min() >= 2
+    per_user = claims.groupby("worker").size()
     assert per_user.max() > 5 * per_user.median()  # long tail of walked segments
     assert (claims["value"] > 0).all()
     again, _, _ = simulate_indoor(rng=derive_rng(7, "indoor"))
@@ -243,8 +243,8 @@ def test_indoor_surrogate_shape_and_determinism():
 
 
 def test_indoor_surrogate_validates():
-    with pytest.raises(ValueError, match="n_users"):
-        simulate_indoor(n_users=1, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="workers"):
+        simulate_indoor(n_workers=1, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="length_range"):
         simulate_indoor(length_range=(5.0, 1.0), rng=np.random.default_rng(0))
 
@@ -261,11 +261,11 @@ def test_read_claims_rejects_non_numeric(tmp_path):
 
 def test_claims_matrix_and_sparsity():
     claims = pd.DataFrame(
-        {"object": ["a", "b", "a"], "source": ["s1", "s1", "s2"], "value": [1.0, 2.0, 3.0]}
+        {"task": ["a", "b", "a"], "worker": ["s1", "s1", "s2"], "value": [1.0, 2.0, 3.0]}
     )
     matrix = claims_to_matrix(claims)
     np.testing.assert_array_equal(matrix.values, [[1.0, 2.0], [3.0, np.nan]])
-    stats = dataset_statistics(claims, pd.DataFrame({"object": ["a"], "truth": [1.0]}))
+    stats = dataset_statistics(claims, pd.DataFrame({"task": ["a"], "truth": [1.0]}))
     assert (stats["sparsity_min"], stats["sparsity_max"], stats["sparsity_avg"]) == (0.0, 0.5, 0.25)
-    with pytest.raises(ValueError, match="duplicate claim for object 'a' by source 's1'"):
+    with pytest.raises(ValueError, match="duplicate claim for task 'a' by worker 's1'"):
         claims_to_matrix(pd.concat([claims, claims.iloc[:1]]))

@@ -58,7 +58,7 @@ def test_add_a_dataset(root, tmp_path, mirror):
                      overrides=[str(override)])
     assert run.returncode == 0, run.stderr[-3000:]
     claims = pd.read_csv(tmp_path / "data/processed/thermometers/claims.csv")
-    assert claims["source"].nunique() == 12 and claims["object"].nunique() == 15
+    assert claims["worker"].nunique() == 12 and claims["task"].nunique() == 15
     table = pd.read_csv(tmp_path / "results/priscrowd/runs/thermometers/table.csv")
     assert {"PrisCrowd", "Uniform"} <= set(table["method"])
 
@@ -75,7 +75,7 @@ def test_unknown_dataset_name_is_a_clear_error(root, tmp_path, mirror):
 def test_import_claims_table_checks(tmp_path):
     path = tmp_path / "claims.csv"
     path.write_text("object,source,value\nroom1,a,20.5\nroom1,b,21\nroom1,a,22\n")
-    with pytest.raises(ValueError, match="source 'a' claims object 'room1' more than once"):
+    with pytest.raises(ValueError, match="worker 'a' claims task 'room1' more than once"):
         import_claims_table(path)
     path.write_text("object,source,value\n")
     with pytest.raises(ValueError, match="empty"):
@@ -86,9 +86,15 @@ def test_import_claims_table_checks(tmp_path):
     path.write_text("object,source,value\nroom1,a,20.5\nroom1,b,21\n")
     truth = tmp_path / "truth.csv"
     truth.write_text("object,truth\nroom1,20.8\nroom9,3\n")
-    claims, truth_table = import_claims_table(path, truth)
-    assert truth_table.to_dict("list") == {"object": ["room1"], "truth": [20.8]}
+    claims, truth_table = import_claims_table(path, truth)  # object/source: input aliases
+    assert truth_table.to_dict("list") == {"task": ["room1"], "truth": [20.8]}
     np.testing.assert_allclose(claims["value"], [20.5, 21.0])
+    assert list(claims.columns) == ["task", "worker", "value"]
+    path.write_text("task,worker,value\nroom1,a,20.5\nroom1,b,21\n")
+    assert import_claims_table(path)[0].equals(claims)
+    path.write_text("task,object,worker,value\nroom1,room1,a,20.5\n")
+    with pytest.raises(ValueError, match="both 'object' and 'task'"):
+        import_claims_table(path)
 
 
 @pytest.mark.e2e

@@ -387,9 +387,9 @@ def test_evaluate_claims_decides_from_numbers():
 def test_dataset_table_and_markdown():
     pd = __import__("pandas")
     stats = pd.DataFrame(dict(
-        dataset=["web", "adultcontent"], sources=[1, 2], objects=[3, 4], claims=[5, 6],
+        dataset=["web", "adultcontent"], workers=[1, 2], tasks=[3, 4], claims=[5, 6],
         sparsity_max=[0.9, 0.99], sparsity_min=[0.1, 0.2], sparsity_avg=[0.5, 0.6],
-        paper_sources=[34, 825]))
+        paper_workers=[34, 825]))
     t = L.dataset_table(stats)
     assert list(t["paper_workers"]) == [34, 825]
     assert t["paper_tasks"].isna().all()

@@ -315,10 +315,10 @@ def test_single_claim_object_is_named():
     with pytest.raises(ValueError, match="object 'lonely' has 1 claim"):
         pack_objects([0, 0, 1], [0, 1, 0], [1.0, 2.0, 3.0], n_objects=2,
                      object_names=["ok", "lonely"])
-    claims = pd.DataFrame({"object": ["a", "a", "b"], "source": ["x", "y", "x"],
+    claims = pd.DataFrame({"task": ["a", "a", "b"], "worker": ["x", "y", "x"],
                            "value": [1.0, 2.0, 3.0]})
     kept, dropped = drop_single_claim_objects(claims)
-    assert dropped == 1 and set(kept["object"]) == {"a"}
+    assert dropped == 1 and set(kept["task"]) == {"a"}
 
 
 def test_bandwidth_mad_fallback_on_ties():
@@ -348,7 +348,7 @@ def test_run_simulated_is_deterministic_and_complete():
     assert set(a["table"]["method"]) == {"PrisCrowd", "Uniform", "Basic(Strong)",
                                          "Basic(Normal)", "Basic(Weak)"}
     assert len(a["table"]) == 5 * 3
-    assert (a["release"]["objects"] == 50).all()
+    assert (a["release"]["tasks"] == 50).all()
 
 
 def test_run_real_dataset_tables():
@@ -356,14 +356,14 @@ def test_run_real_dataset_tables():
     truth = rng.normal(50, 10, size=20)
     values = truth[:, None] + rng.normal(0, 1, size=(20, 8))
     values[:, 0] += 30
-    claims = pd.DataFrame({"object": np.repeat([f"o{i}" for i in range(20)], 8),
-                           "source": np.tile([f"s{j}" for j in range(8)], 20),
+    claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(20)], 8),
+                           "worker": np.tile([f"s{j}" for j in range(8)], 20),
                            "value": values.ravel()})
-    truth_df = pd.DataFrame({"object": [f"o{i}" for i in range(0, 20, 2)], "truth": truth[::2]})
+    truth_df = pd.DataFrame({"task": [f"o{i}" for i in range(0, 20, 2)], "truth": truth[::2]})
     fig3 = dict(objects=2, min_claims=3, grid=50)
     out = run_real_dataset(claims, truth_df, Params(repetitions=2), fig3=fig3,
                            fig4_m=(1, 10, 30), rng=np.random.default_rng(1))
-    assert out["info"]["objects_with_truth"].item() == 10
+    assert out["info"]["tasks_with_truth"].item() == 10
     assert set(out["fig4"]["m"]) == {1, 10, 30}
     work = out["work"]
     assert len(work) == 2 * 30 * 2  # reps x m' x with/without the test
@@ -378,11 +378,11 @@ def test_run_real_dataset_tables():
     with pytest.raises(ValueError, match=r"fig4.m must be integers in \[1, m=30\]"):
         run_real_dataset(claims, truth_df, Params(repetitions=2), fig3=fig3, fig4_m=(1, 31),
                          rng=np.random.default_rng(1))
-    assert (out["release"]["objects"] == 10).all()
+    assert (out["release"]["tasks"] == 10).all()
     assert set(out["fig3_curves"]["curve"]) == {"combined", "global", "uniform", "reference"}
     claims3 = out["fig3_claims"]
-    assert claims3.loc[claims3["source"] == "s0", "combined_weight"].max() < \
-        claims3.loc[claims3["source"] != "s0", "combined_weight"].mean()
+    assert claims3.loc[claims3["worker"] == "s0", "combined_weight"].max() < \
+        claims3.loc[claims3["worker"] != "s0", "combined_weight"].mean()
     t = out["table"].groupby("method")["ISE"].mean()
     assert np.all(np.isfinite(out["table"][["ISE", "SISE"]].to_numpy()))
     assert t["Basic(Strong)"] > t["Basic(Weak)"]  # more Laplace noise, worse density
@@ -392,9 +392,9 @@ def test_run_real_dataset_tables():
 
 def test_time_phase2_medians_after_warm_up():
     rng = np.random.default_rng(0)
-    claims = pd.DataFrame({"object": np.repeat(["a", "b"], 6), "source": np.tile(list("uvwxyz"), 2),
+    claims = pd.DataFrame({"task": np.repeat(["a", "b"], 6), "worker": np.tile(list("uvwxyz"), 2),
                            "value": rng.normal(size=12)})
-    truth = pd.DataFrame({"object": ["a", "b"], "truth": [0.0, 0.0]})
+    truth = pd.DataFrame({"task": ["a", "b"], "truth": [0.0, 0.0]})
     out = time_phase2(claims, truth, Params(), ms=[1, 3], calls=5, rng=np.random.default_rng(1))
     assert out[["m", "privacy_test"]].values.tolist() == [[1, True], [1, False], [3, True],
                                                          [3, False]]

@@ -1,4 +1,4 @@
-"""results/summary.md is rendered from the CSVs: totals, side-by-side tables, per-figure lines."""
+"""results/summary.md and results/index.csv are rendered from the registry and the CSVs."""
 
 from __future__ import annotations
 
@@ -8,48 +8,108 @@ import pytest
 from crowdpriv.summary import (
     FigureEntry,
     PaperSection,
+    build_index,
+    build_sections,
     claim_totals,
     render_summary,
     side_by_side,
 )
 
 
-def _section(statuses, table_value=1.5):
-    claims = pd.DataFrame(
-        {
-            "claim": [f"claim {i}" for i in range(len(statuses))],
-            "figure": ["Fig. 2"] * len(statuses),
-            "status": statuses,
-            "evidence": [f"value {i}" for i in range(len(statuses))],
-        }
-    )
+def _claims(statuses, categories=None, figures=None):
+    n = len(statuses)
+    return pd.DataFrame({
+        "claim_id": [f"a.c{i}" for i in range(n)],
+        "claim": [f"claim {i}" for i in range(n)],
+        "figure": figures or ["Fig. 2"] * n,
+        "category": categories or ["paper"] * n,
+        "reading": ["r"] * n,
+        "status": statuses,
+        "basis": ["b"] * n,
+        "evidence": [f"value {i}" for i in range(n)],
+        "data": [""] * n,
+    })
+
+
+def _section(statuses, table_value=1.5, **kw):
     table = pd.DataFrame(
         {"measure": ["ISE"], "dataset": ["population"], "method": ["PrisCrowd"],
-         "mean": [table_value], "std": [0.1], "paper": [0.479]}
+         "mean": [table_value], "std": [0.1], "R": [3], "paper": [0.479]}
     )
     return PaperSection(
         title="Paper A",
-        claims=claims,
+        claims=_claims(statuses, **kw),
         figures=[FigureEntry("Fig. 2", "MAE vs ε", ["fig2.png"]), FigureEntry("Fig. 3", "x", ["f3"])],
         tables=[("Table 1", side_by_side(table, ["dataset", "method"]))],
     )
 
 
 def test_totals_and_figure_lines():
-    text = render_summary([_section(["holds", "fails", "holds", "not testable"])])
-    assert "**Claims: 2 hold, 1 fail, 1 not testable** (of 4)." in text
-    assert "- **Fig. 2** MAE vs ε: 4 claim(s) of the paper: 2 holds, 1 fails, 1 not testable" in text
-    assert "- **Fig. 3** x: no qualitative claim of the paper is attached" in text
+    text = render_summary([_section(["holds", "fails", "holds", "not testable", "inconclusive"])])
+    assert "**Claims of the papers: 2 holds, 1 fails, 1 inconclusive, 1 not testable** (of 5)." in text
+    assert ("- **Fig. 2** MAE vs ε: 5 claim(s) of the paper: 2 holds, 1 fails, 1 inconclusive, "
+            "1 not testable") in text
+    assert "- **Fig. 3** x: no claim of the paper is attached" in text
     assert "| population | PrisCrowd | 1.5 ± 0.1 | 0.479 |" in text
+
+
+def test_errata_are_counted_apart_and_claims_attach_to_every_figure_they_name():
+    text = render_summary([_section(
+        ["holds", "fails", "holds"], categories=["paper", "erratum", "paper"],
+        figures=["Fig. 2", "Fig. 2", "Fig. 2; Fig. 3"])])
+    assert "**Claims of the papers: 2 holds** (of 2)." in text
+    assert "**Errata checks (the papers' printed numbers against their own formulas): 1 fails**" in text
+    assert "- **Fig. 2** MAE vs ε: 2 claim(s) of the paper: 2 holds; 1 errata check(s): 1 fails." in text
+    assert "- **Fig. 3** x: 1 claim(s) of the paper: 1 holds." in text
+    assert "### Errata checks" in text
+    assert "| Paper A | 2 | 0 | 0 | 0 | 1 |" in text
+
+
+def test_surrogate_scope_is_shown_with_the_status():
+    section = _section(["holds"])
+    section.claims.loc[0, "data"] = "surrogate only: indoor_surrogate"
+    assert "| holds (surrogate only: indoor_surrogate) |" in render_summary([section])
 
 
 def test_summary_follows_the_csv_values():
     before = render_summary([_section(["holds"], table_value=1.5)])
     after = render_summary([_section(["fails"], table_value=2.25)])
-    assert "1 hold, 0 fail" in before and "0 hold, 1 fail" in after
+    assert "1 holds** (of 1)" in before and "1 fails** (of 1)" in after
     assert "2.25 ± 0.1" in after and "2.25" not in before
 
 
-def test_unknown_status_is_an_error():
+def test_unknown_status_or_category_is_an_error():
     with pytest.raises(ValueError, match="claim status must be one of"):
         claim_totals(pd.DataFrame({"status": ["holds", "maybe"]}))
+    with pytest.raises(ValueError, match="claim category must be one of"):
+        render_summary([_section(["holds"], categories=["opinion"])])
+
+
+def test_side_by_side_with_one_repetition_shows_r_not_a_made_up_spread():
+    table = pd.DataFrame({"measure": ["ISE"], "p": [0.1], "method": ["A"], "mean": [2.0],
+                          "std": [float("nan")], "R": [1], "paper": [3.0]})
+    assert side_by_side(table, ["p", "method"]).iloc[0]["ISE ours"] == "2 (R = 1)"
+
+
+def test_sections_and_index_come_from_the_registry(tmp_path):
+    claims = tmp_path / "claims.csv"
+    _claims(["holds"]).to_csv(claims, index=False)
+    table = tmp_path / "t.csv"
+    pd.DataFrame({"experiment": ["paper_example", "fig2"], "bound": [1.0, 2.0]}).to_csv(
+        table, index=False)
+    stats = pd.DataFrame({"dataset": ["web", "pop"], "paper": ["A", "B"], "workers": [1, 2],
+                          "paper_workers": [1, 2], "tasks": [3, 4]})
+    papers = [dict(key="a", title="Paper A", stats_paper="A", claims=str(claims),
+                   figures=[dict(label="Fig. 2", what="w", files=["f.png"])],
+                   summary_tables=[dict(caption="Bounds", csv=str(table),
+                                        where={"experiment": "paper_example"})],
+                   readings=[], privacy_claims=[], releases=["r.csv"])]
+    (section,) = build_sections(papers, stats=stats)
+    assert [c for c, _ in section.tables] == ["Datasets (ours beside the paper)", "Bounds"]
+    assert section.tables[0][1]["dataset"].tolist() == ["web"]
+    assert section.tables[1][1]["bound"].tolist() == [1.0]
+    index = build_index(papers)
+    assert index[["kind", "path"]].values.tolist() == [
+        ["figure", "f.png"], ["table", str(table)], ["claims", str(claims)], ["releases", "r.csv"]]
+    with pytest.raises(ValueError, match="uses datasets"):
+        build_sections(papers, stats=None)

@@ -169,6 +169,12 @@ def _summary_table(spec: Mapping, read_csv: Callable[[str], pd.DataFrame]) -> pd
     return table
 
 
+def _read_claims(path: str, read_csv: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
+    claims = read_csv(path)
+    claims["data"] = claims["data"].astype(object).where(claims["data"].notna(), "")
+    return claims
+
+
 def build_sections(
     papers: Sequence[Mapping],
     *,
@@ -190,7 +196,7 @@ def build_sections(
                    for spec in paper.get("summary_tables", [])]
         sections.append(PaperSection(
             title=paper["title"],
-            claims=read_csv(paper["claims"]).fillna({"data": ""}),
+            claims=_read_claims(paper["claims"], read_csv),
             figures=[FigureEntry(f["label"], f["what"], list(f["files"]))
                      for f in paper["figures"]],
             tables=tables,

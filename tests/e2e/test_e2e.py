@@ -66,9 +66,9 @@ def test_all_outputs_exist(full_run):
 
 def test_dataset_statistics(full_run):
     stats = pd.read_csv(full_run / "results/datasets/stats.csv").set_index("dataset")
-    assert stats.loc["adultcontent", ["sources", "objects", "claims"]].tolist() == [825, 11040, 89799]
-    assert stats.loc["web", ["sources", "objects", "claims"]].tolist() == [177, 2665, 15567]
-    assert stats.loc["indoor_surrogate", "sources"] == 40  # the tiny config's size
+    assert stats.loc["adultcontent", ["workers", "tasks", "claims"]].tolist() == [825, 11040, 89799]
+    assert stats.loc["web", ["workers", "tasks", "claims"]].tolist() == [177, 2665, 15567]
+    assert stats.loc["indoor_surrogate", "workers"] == 40  # the tiny config's size
     assert stats.loc["adultcontent", "claims_casefold"] == 89796
     assert "SURROGATE" in stats.loc["stock_surrogate", "note"]
 

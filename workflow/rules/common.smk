@@ -113,7 +113,7 @@ def custom_dataset_inputs(wildcards):
 
 
 def processed(dataset, table="claims"):
-    """Path of a processed table of a dataset (claims, truth, or sources for surrogates)."""
+    """Path of a processed table of a dataset (claims, truth, or workers for surrogates)."""
     return f"data/processed/{dataset}/{table}.csv"
 
 

@@ -80,7 +80,7 @@ rule preprocess_stock_surrogate:
     output:
         claims=processed("stock_surrogate"),
         truth=processed("stock_surrogate", "truth"),
-        sources=processed("stock_surrogate", "sources"),
+        workers=processed("stock_surrogate", "workers"),
     log:
         "results/logs/data/preprocess/stock_surrogate.log",
     benchmark:
@@ -98,7 +98,7 @@ rule preprocess_indoor_surrogate:
     output:
         claims=processed("indoor_surrogate"),
         truth=processed("indoor_surrogate", "truth"),
-        sources=processed("indoor_surrogate", "sources"),
+        workers=processed("indoor_surrogate", "workers"),
     log:
         "results/logs/data/preprocess/indoor_surrogate.log",
     benchmark:

@@ -49,25 +49,25 @@ def read_adultcontent(
         raise ValueError(f"duplicate_policy must be 'first' or 'last', got {duplicate_policy!r}")
     categories = [c.strip() for c in Path(categories_path).read_text().split() if c.strip()]
     code = {c: i for i, c in enumerate(categories)}
-    labels = pd.DataFrame(_read_tab_file(labels_path, 3), columns=["source", "object", "label"])
-    gold = pd.DataFrame(_read_tab_file(gold_path, 2), columns=["object", "label"])
+    labels = pd.DataFrame(_read_tab_file(labels_path, 3), columns=["worker", "task", "label"])
+    gold = pd.DataFrame(_read_tab_file(gold_path, 2), columns=["task", "label"])
     for name, df in (("labels", labels), ("gold", gold)):
         unknown = sorted(set(df["label"]) - set(code))
         if unknown:
             raise ValueError(f"{name} file has label(s) {unknown} not in categories {categories}")
     claims = pd.DataFrame(
         {
-            "object": labels["object"],
-            "source": labels["source"],
+            "task": labels["task"],
+            "worker": labels["worker"],
             "value": labels["label"].map(code).astype(float),
         }
-    ).drop_duplicates(["object", "source"], keep=duplicate_policy)
-    truth = pd.DataFrame({"object": gold["object"], "truth": gold["label"].map(code).astype(float)})
-    truth = truth.drop_duplicates("object", keep="last")
-    truth = truth.loc[truth["object"].isin(set(claims["object"]))]
+    ).drop_duplicates(["task", "worker"], keep=duplicate_policy)
+    truth = pd.DataFrame({"task": gold["task"], "truth": gold["label"].map(code).astype(float)})
+    truth = truth.drop_duplicates("task", keep="last")
+    truth = truth.loc[truth["task"].isin(set(claims["task"]))]
     return (
-        claims.sort_values(["object", "source"], kind="stable").reset_index(drop=True),
-        truth.sort_values("object", kind="stable").reset_index(drop=True),
+        claims.sort_values(["task", "worker"], kind="stable").reset_index(drop=True),
+        truth.sort_values("task", kind="stable").reset_index(drop=True),
     )
 
 
@@ -94,8 +94,8 @@ def read_web_mat(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     width_t, width_w = len(str(label_matrix.shape[0])), len(str(label_matrix.shape[1]))
     claims = pd.DataFrame(
         {
-            "object": [f"t{t + 1:0{width_t}d}" for t in tasks],
-            "source": [f"w{w + 1:0{width_w}d}" for w in workers],
+            "task": [f"t{t + 1:0{width_t}d}" for t in tasks],
+            "worker": [f"w{w + 1:0{width_w}d}" for w in workers],
             "value": labels - 1.0,
         }
     )
@@ -103,11 +103,11 @@ def read_web_mat(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame]:
     has_gold = ~np.isnan(gold)
     truth = pd.DataFrame(
         {
-            "object": [f"t{t + 1:0{width_t}d}" for t in np.flatnonzero(has_gold)],
+            "task": [f"t{t + 1:0{width_t}d}" for t in np.flatnonzero(has_gold)],
             "truth": gold[has_gold] - 1.0,
         }
     )
     return (
-        claims.sort_values(["object", "source"], kind="stable").reset_index(drop=True),
+        claims.sort_values(["task", "worker"], kind="stable").reset_index(drop=True),
         truth,
     )

@@ -18,8 +18,8 @@ __all__ = ["simulate_indoor"]
 
 def simulate_indoor(
     *,
-    n_segments: int = 129,
-    n_users: int = 247,
+    n_tasks: int = 129,
+    n_workers: int = 247,
     length_range: tuple[float, float] = (3.0, 40.0),
     step_length_mean: float = 0.7,
     step_length_sd: float = 0.08,
@@ -47,8 +47,8 @@ def simulate_indoor(
         parameters (``step_length``, ``calibration_bias``, ``step_noise``, ``n_walks``, and the
         realised ``error_sd`` of the user's claims), the latter for plots of true user quality.
     """
-    n_segments = check_int_at_least("n_segments", n_segments, 1)
-    n_users = check_int_at_least("n_users", n_users, 2)
+    n_segments = check_int_at_least("tasks", n_tasks, 1)
+    n_users = check_int_at_least("workers", n_workers, 2)
     min_claims = check_int_at_least("min_claims_per_segment", min_claims_per_segment, 1)
     if min_claims > n_users:
         raise ValueError(f"min_claims_per_segment={min_claims} exceeds n_users={n_users}")
@@ -92,14 +92,14 @@ def simulate_indoor(
     seg_names = np.array([f"seg{j + 1:03d}" for j in range(n_segments)])
     user_names = np.array([f"u{i + 1:03d}" for i in range(n_users)])
     claims = pd.DataFrame(
-        {"object": seg_names[seg_idx], "source": user_names[users_idx], "value": value}
-    ).sort_values(["object", "source"], kind="stable", ignore_index=True)
-    truth = pd.DataFrame({"object": seg_names, "truth": lengths})
+        {"task": seg_names[seg_idx], "worker": user_names[users_idx], "value": value}
+    ).sort_values(["task", "worker"], kind="stable", ignore_index=True)
+    truth = pd.DataFrame({"task": seg_names, "truth": lengths})
     err = value - lengths[seg_idx]
     err_sd = np.sqrt(np.bincount(users_idx, err**2, n_users) / np.maximum(n_walks, 1))
     users = pd.DataFrame(
         {
-            "source": user_names,
+            "worker": user_names,
             "step_length": step,
             "calibration_bias": bias,
             "step_noise": noise,

@@ -46,8 +46,8 @@ def read_population_truth(path: str | Path) -> pd.DataFrame:
         except ValueError:
             raise ValueError(f"{path}:{lineno}: non-numeric truth value {value!r}") from None
         rows.append((", ".join(place).lower(), truth))
-    df = pd.DataFrame(rows, columns=["object", "truth"])
-    return df.drop_duplicates("object", keep="last").reset_index(drop=True)
+    df = pd.DataFrame(rows, columns=["task", "truth"])
+    return df.drop_duplicates("task", keep="last").reset_index(drop=True)
 
 
 def read_pop_data_csv(path: str | Path) -> pd.DataFrame:
@@ -61,7 +61,7 @@ def read_pop_data_csv(path: str | Path) -> pd.DataFrame:
         row = int(np.flatnonzero(values.isna().to_numpy())[0])
         raise ValueError(f"{path}: non-numeric value {df['V'].iloc[row]!r} in data row {row + 1}")
     return pd.DataFrame(
-        {"object": df["O"].str.strip().str.lower(), "source": df["S"], "value": values.astype(float)}
+        {"task": df["O"].str.strip().str.lower(), "worker": df["S"], "value": values.astype(float)}
     )
 
 
@@ -100,7 +100,7 @@ def parse_pop_tuples(path: str | Path) -> pd.DataFrame:
                     f"{path}:{lineno}: non-numeric value {value!r} or revision {revision!r}"
                 ) from None
             records.append((city.strip(), source.strip(), rev, int(match.group(6)), number))
-    return pd.DataFrame(records, columns=["city", "source", "revision", "year", "value"])
+    return pd.DataFrame(records, columns=["city", "worker", "revision", "year", "value"])
 
 
 def pop_tuples_to_claims(tuples: pd.DataFrame) -> pd.DataFrame:
@@ -108,13 +108,13 @@ def pop_tuples_to_claims(tuples: pd.DataFrame) -> pd.DataFrame:
     objects = tuples["city"].str.lower() + ", " + tuples["year"].astype(str)
     df = pd.DataFrame(
         {
-            "object": objects,
-            "source": tuples["source"].str.lower(),
+            "task": objects,
+            "worker": tuples["worker"].str.lower(),
             "value": tuples["value"].astype(float),
             "revision": tuples["revision"],
         }
     )
-    df = df.sort_values("revision", kind="stable").drop_duplicates(["object", "source"], keep="last")
+    df = df.sort_values("revision", kind="stable").drop_duplicates(["task", "worker"], keep="last")
     return df.drop(columns="revision").reset_index(drop=True)
 
 
@@ -127,7 +127,7 @@ def filter_population_claims(claims: pd.DataFrame, *, max_value: float = 1e8) ->
     """
     check_positive("max_value", max_value)
     df = claims.loc[claims["value"] <= max_value]
-    df = df.drop_duplicates(["object", "source"], keep="last")
-    distinct = df.groupby("object")["value"].transform("nunique")
+    df = df.drop_duplicates(["task", "worker"], keep="last")
+    distinct = df.groupby("task")["value"].transform("nunique")
     df = df.loc[distinct > 1]
-    return df.sort_values(["object", "source"], kind="stable").reset_index(drop=True)
+    return df.sort_values(["task", "worker"], kind="stable").reset_index(drop=True)

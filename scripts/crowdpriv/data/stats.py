@@ -56,17 +56,17 @@ def dataset_statistics(claims: pd.DataFrame, truth: pd.DataFrame) -> dict:
 
     Returns
     -------
-    dict with ``sources``, ``objects``, ``claims``, ``objects_with_truth``, ``sparsity_min``,
-    ``sparsity_max``, ``sparsity_avg`` (per-source fraction of objects not answered).
+    dict with ``workers``, ``tasks``, ``claims``, ``tasks_with_truth``, ``sparsity_min``,
+    ``sparsity_max``, ``sparsity_avg`` (per-worker fraction of tasks not answered).
     """
-    n_objects = claims["object"].nunique()
-    answered = claims.groupby("source")["object"].nunique().to_numpy()
-    sparsity = 1.0 - answered / n_objects if n_objects else np.array([np.nan])
+    n_tasks = claims["task"].nunique()
+    answered = claims.groupby("worker")["task"].nunique().to_numpy()
+    sparsity = 1.0 - answered / n_tasks if n_tasks else np.array([np.nan])
     return {
-        "sources": int(claims["source"].nunique()),
-        "objects": int(n_objects),
+        "workers": int(claims["worker"].nunique()),
+        "tasks": int(n_tasks),
         "claims": int(len(claims)),
-        "objects_with_truth": int(truth["object"].isin(set(claims["object"])).sum()),
+        "tasks_with_truth": int(truth["task"].isin(set(claims["task"])).sum()),
         "sparsity_min": float(sparsity.min()),
         "sparsity_max": float(sparsity.max()),
         "sparsity_avg": float(sparsity.mean()),
@@ -74,12 +74,12 @@ def dataset_statistics(claims: pd.DataFrame, truth: pd.DataFrame) -> dict:
 
 
 def _implied_avg_sparsity(row: dict) -> float | None:
-    """Average sparsity implied by the paper's counts (each source's answers are distinct)."""
-    values = [row.get(f"paper_{c}") for c in ("claims", "sources", "objects", "sparsity_avg")]
+    """Average sparsity implied by the paper's counts (each worker's answers are distinct)."""
+    values = [row.get(f"paper_{c}") for c in ("claims", "workers", "tasks", "sparsity_avg")]
     if any(v is None or pd.isna(v) for v in values):
         return None
-    claims, sources, objects, _ = values
-    return 1.0 - claims / (sources * objects)
+    claims, workers, tasks, _ = values
+    return 1.0 - claims / (workers * tasks)
 
 
 def _fmt(x: float) -> str:
@@ -90,12 +90,14 @@ def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame
     """Put each dataset's statistics beside the paper's and note every mismatch.
 
     ``stats`` has one row per dataset (column ``dataset`` plus :func:`dataset_statistics` keys);
-    ``paper`` is ``paper_values/dataset_stats.csv``. Adds ``paper``, ``paper_*`` columns,
-    ``rel_diff_*`` for the counts, and ``note``: the computed differences followed by the
-    dataset's explanation (empty where everything matches).
+    ``paper`` is ``paper_values/dataset_stats.csv`` (its ``sources``/``objects`` columns are the
+    papers' words for workers/tasks). Adds ``paper``, ``paper_*`` columns, ``rel_diff_*`` for
+    the counts, and ``note``: the computed differences followed by the dataset's explanation
+    (empty where everything matches).
     """
-    keyed = paper.set_index(["paper", "dataset"])
-    columns = ["sources", "objects", "claims", "sparsity_min", "sparsity_max", "sparsity_avg"]
+    keyed = paper.rename(columns={"sources": "workers", "objects": "tasks"}).set_index(
+        ["paper", "dataset"])
+    columns = ["workers", "tasks", "claims", "sparsity_min", "sparsity_max", "sparsity_avg"]
     rows = []
     for record in stats.to_dict("records"):
         name = record["dataset"]
@@ -106,7 +108,7 @@ def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame
         for col in columns:
             value = keyed.at[key, col] if key and key in keyed.index else np.nan
             row[f"paper_{col}"] = value
-            if col in ("sources", "objects", "claims"):
+            if col in ("workers", "tasks", "claims"):
                 rel = (record[col] - value) / value if pd.notna(value) else np.nan
                 row[f"rel_diff_{col}"] = rel
             if pd.notna(value) and not np.isclose(record[col], value, rtol=0, atol=5e-7):
@@ -114,7 +116,7 @@ def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame
         implied = _implied_avg_sparsity(row)
         if implied is not None and not np.isclose(implied, row["paper_sparsity_avg"], atol=5e-4):
             diffs.append(
-                f"the paper's own counts imply average sparsity 1 - claims/(sources*objects) = "
+                f"the paper's own counts imply average sparsity 1 - claims/(workers*tasks) = "
                 f"{implied:.6f}, not its printed {row['paper_sparsity_avg']:.6f}"
             )
         row["note"] = (

@@ -96,8 +96,8 @@ def read_stock_gold_day(text: str, day: str, *, origin: str = "<gold>") -> pd.Da
     rows = _parse_rows(text, 1, origin)
     df = pd.DataFrame(rows, columns=["symbol", "attribute", "truth"])
     df.insert(0, "day", day)
-    df.insert(0, "object", day + "|" + df["symbol"] + "|" + df["attribute"])
-    return df.drop_duplicates("object", keep="last").reset_index(drop=True)
+    df.insert(0, "task", day + "|" + df["symbol"] + "|" + df["attribute"])
+    return df.drop_duplicates("task", keep="last").reset_index(drop=True)
 
 
 def read_clean_stock_claims(paths: list[str | Path]) -> pd.DataFrame:
@@ -113,20 +113,20 @@ def read_clean_stock_claims(paths: list[str | Path]) -> pd.DataFrame:
         match = re.search(r"\d{4}-\d{2}-\d{2}", path.name)
         day = match.group(0) if match else path.stem
         rows = _parse_rows(path.read_text(encoding="utf-8", errors="replace"), 2, str(path))
-        df = pd.DataFrame(rows, columns=["source", "symbol", "attribute", "value"])
-        df["object"] = day + "|" + df["symbol"] + "|" + df["attribute"]
-        frames.append(df[["object", "source", "value"]])
+        df = pd.DataFrame(rows, columns=["worker", "symbol", "attribute", "value"])
+        df["task"] = day + "|" + df["symbol"] + "|" + df["attribute"]
+        frames.append(df[["task", "worker", "value"]])
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["object", "source", "value"]
+        columns=["task", "worker", "value"]
     )
-    return claims.drop_duplicates(["object", "source"], keep="last").reset_index(drop=True)
+    return claims.drop_duplicates(["task", "worker"], keep="last").reset_index(drop=True)
 
 
 def simulate_stock_sources(
     gold: pd.DataFrame,
     previous_value: np.ndarray,
     *,
-    n_sources: int = 55,
+    n_workers: int = 55,
     coverage: tuple[float, float] = (0.3, 1.0),
     rounding_rel_sd: float = 0.002,
     stale_rate: float = 0.05,
@@ -137,7 +137,7 @@ def simulate_stock_sources(
     quality_shape: float = 1.0,
     rng: np.random.Generator,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Simulate ``n_sources`` deep-web sources observing the gold values (the stock surrogate).
+    """Simulate ``n_workers`` deep-web sources observing the gold values (the stock surrogate).
 
     Each source covers a fraction ``coverage`` ~ U(low, high) of the objects and has a quality
     multiplier q_s ~ Gamma(quality_shape, 1/quality_shape) (mean 1) that scales its error rates.
@@ -167,7 +167,7 @@ def simulate_stock_sources(
     claims, sources
         Claims (``object``, ``source``, ``value``, ``kind``) and per-source parameters.
     """
-    n_sources = check_int_at_least("n_sources", n_sources, 2)
+    n_sources = check_int_at_least("workers", n_workers, 2)
     low, high = coverage
     check_in_interval("coverage low", low, 0.0, 1.0, closed_low=False, closed_high=True)
     check_in_interval("coverage high", high, low, 1.0, closed_high=True)
@@ -217,15 +217,15 @@ def simulate_stock_sources(
     kinds = np.array(["rounding", "stale", "scale", "wrong"])
     claims = pd.DataFrame(
         {
-            "object": gold["object"].to_numpy()[obj_idx],
-            "source": names[src_idx],
+            "task": gold["task"].to_numpy()[obj_idx],
+            "worker": names[src_idx],
             "value": value,
             "kind": kinds[kind],
         }
-    ).sort_values(["object", "source"], kind="stable", ignore_index=True)
+    ).sort_values(["task", "worker"], kind="stable", ignore_index=True)
     sources = pd.DataFrame(
         {
-            "source": names,
+            "worker": names,
             "coverage": cover,
             "quality_multiplier": quality,
             "stale_rate": rates[:, 0],
@@ -285,17 +285,17 @@ def build_stock_dataset(
             gold["previous"] = np.nan
         frames.append(gold)
     gold = pd.concat(frames, ignore_index=True)
-    truth = gold[["object", "truth"]]
+    truth = gold[["task", "truth"]]
     if cfg.get("claims_from", "surrogate") == "real_claims":
         claims = read_clean_stock_claims(list(real_claims_files))
-        claims = claims.loc[claims["object"].isin(set(truth["object"]))]
-        truth = truth.loc[truth["object"].isin(set(claims["object"]))]
-        sources = pd.DataFrame({"source": sorted(claims["source"].unique())})
+        claims = claims.loc[claims["task"].isin(set(truth["task"]))]
+        truth = truth.loc[truth["task"].isin(set(claims["task"]))]
+        sources = pd.DataFrame({"worker": sorted(claims["worker"].unique())})
         return claims.reset_index(drop=True), truth.reset_index(drop=True), sources
     claims, sources = simulate_stock_sources(
         truth,
         gold["previous"].to_numpy(),
-        n_sources=cfg["n_sources"],
+        n_workers=cfg["workers"],
         coverage=tuple(cfg["coverage"]),
         rounding_rel_sd=cfg["rounding_rel_sd"],
         stale_rate=cfg["stale_rate"],

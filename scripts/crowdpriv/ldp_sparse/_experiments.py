@@ -419,14 +419,14 @@ def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
 def dataset_table(stats: pd.DataFrame, datasets=("web", "adultcontent")) -> pd.DataFrame:
     """LDP-sparse Table II from the foundation's dataset statistics, ours beside the paper's.
 
-    ``stats`` has columns dataset, sources, objects, claims, sparsity_max/min/avg and the same
+    ``stats`` has columns dataset, workers, tasks, claims, sparsity_max/min/avg and the same
     with a ``paper_`` prefix.
     """
     sub = stats.set_index("dataset").reindex(list(datasets))
-    if sub["sources"].isna().any():
-        missing = list(sub.index[sub["sources"].isna()])
+    if sub["workers"].isna().any():
+        missing = list(sub.index[sub["workers"].isna()])
         raise ValueError(f"dataset statistics lack row(s) for {missing}")
-    cols = [("workers", "sources"), ("tasks", "objects"), ("answers", "claims"),
+    cols = [("workers", "workers"), ("tasks", "tasks"), ("answers", "claims"),
             ("max_sparsity", "sparsity_max"), ("min_sparsity", "sparsity_min"),
             ("avg_sparsity", "sparsity_avg")]
     out = pd.DataFrame({"dataset": sub.index})

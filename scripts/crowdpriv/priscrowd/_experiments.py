@@ -156,16 +156,16 @@ def drop_single_claim_objects(claims: pd.DataFrame):
 
     Returns the filtered table and the number of objects removed.
     """
-    counts = claims.groupby("object")["value"].transform("size")
+    counts = claims.groupby("task")["value"].transform("size")
     keep = counts >= 2
-    dropped = claims.loc[~keep, "object"].nunique()
+    dropped = claims.loc[~keep, "task"].nunique()
     return claims.loc[keep].reset_index(drop=True), int(dropped)
 
 
 def fit_claims_table(claims: pd.DataFrame, params: Params):
     """:func:`fit_weights` on a tidy claims table (object, source, value)."""
-    obj_codes, objects = pd.factorize(claims["object"], sort=True)
-    src_codes, sources = pd.factorize(claims["source"], sort=True)
+    obj_codes, objects = pd.factorize(claims["task"], sort=True)
+    src_codes, sources = pd.factorize(claims["worker"], sort=True)
     return fit_weights(
         obj_codes, src_codes, claims["value"].to_numpy(float),
         objects=np.asarray(objects), sources=np.asarray(sources), params=params,
@@ -331,7 +331,7 @@ def _release_rows(release, m, group_of_object=None):
                 rows.append({
                     "method": method,
                     "rep": r if group_of_object is None else int(gidx),
-                    "objects": int(sel.sum()),
+                    "tasks": int(sel.sum()),
                     "fully": int((nr >= m).sum()),
                     "partly": int(((nr > 0) & (nr < m)).sum()),
                     "never": int((nr == 0).sum()),
@@ -350,10 +350,10 @@ def _budget_rows(fitted: Fitted, has_ref, params: Params):
                 eps0=params.eps0, t=params.t, delta_exponent=params.delta_exponent,
             )
             rows.append(pd.DataFrame({
-                "method": method, "object": fitted.objects[b.index], "n_claims": b.counts,
+                "method": method, "task": fitted.objects[b.index], "n_claims": b.counts,
                 "has_reference": has_ref[b.index], "epsilon": eps, "delta": delta,
             }))
-    return pd.concat(rows, ignore_index=True).sort_values(["method", "object"], kind="stable")
+    return pd.concat(rows, ignore_index=True).sort_values(["method", "task"], kind="stable")
 
 
 def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: int, grid: int,
@@ -390,17 +390,17 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: in
         scale, mean = b.scale[r], b.mean[r]
         for label, d in dens.items():
             curves.append(pd.DataFrame({
-                "case": case, "object": name, "curve": label, "x_normalised": x,
+                "case": case, "task": name, "curve": label, "x_normalised": x,
                 "x": mean + scale * x, "density_normalised": d, "density": d / scale,
             }))
         src = b.src[r, valid]
         claims.append(pd.DataFrame({
-            "case": case, "object": name, "source": fitted.sources[src], "x_normalised": z,
+            "case": case, "task": name, "worker": fitted.sources[src], "x_normalised": z,
             "x": b.values[r, valid], "combined_weight": fitted.combined[i][r, valid],
             "local_weight": fitted.local[i][r, valid], "global_weight": fitted.g[src],
             "bandwidth_normalised": h,
         }))
-    cols_c = ["case", "object", "curve", "x_normalised", "x", "density_normalised", "density"]
+    cols_c = ["case", "task", "curve", "x_normalised", "x", "density_normalised", "density"]
     return (pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=cols_c),
             pd.concat(claims, ignore_index=True) if claims else pd.DataFrame())
 
@@ -424,7 +424,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     """
     rng_release, rng_fig3 = rng.spawn(2)
     fitted = fit_claims_table(claims, params)
-    t = truth.drop_duplicates("object").set_index("object")["truth"]
+    t = truth.drop_duplicates("task").set_index("task")["truth"]
     ref_mu = t.reindex(fitted.objects).to_numpy(float)
     ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release,
                           ms=_check_ms("fig4.m", fig4_m, params.m))
@@ -434,8 +434,8 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     budget = _budget_rows(fitted, np.isfinite(ref_mu), params)
     curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, rng=rng_fig3, **fig3)
     info = pd.DataFrame([{
-        "objects": len(fitted.objects), "sources": len(fitted.sources),
-        "claims": int(len(claims)), "objects_with_truth": int(np.isfinite(ref_mu).sum()),
+        "tasks": len(fitted.objects), "workers": len(fitted.sources),
+        "claims": int(len(claims)), "tasks_with_truth": int(np.isfinite(ref_mu).sum()),
         "objects_below_k": int(sum((b.counts < params.k).sum() for b in fitted.batches)),
         "objects_below_k_with_truth": int(sum(
             ((b.counts < params.k) & np.isfinite(ref_mu[b.index])).sum()
@@ -504,7 +504,7 @@ def time_phase2(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, ms
     calls = check_int_at_least("fig5.timing_calls", calls, MIN_TIMING_CALLS)
     ms = _check_ms("fig5.m", ms, max(max(ms), 1))
     fitted = fit_claims_table(claims, params)
-    t = truth.drop_duplicates("object").set_index("object")["truth"]
+    t = truth.drop_duplicates("task").set_index("task")["truth"]
     has = np.isfinite(t.reindex(fitted.objects).to_numpy(float))
     subs = [(i, np.flatnonzero(has[b.index])) for i, b in enumerate(fitted.batches)]
     subs = [(i, r) for i, r in subs if r.size]

@@ -182,7 +182,7 @@ def plot_release(summary: pd.DataFrame, paths):
     x = np.arange(len(summary))
     bottom = np.zeros(len(summary))
     for col, c in (("fully", "tab:green"), ("partly", "tab:orange"), ("never", "tab:red")):
-        share = summary[col] / summary["objects"]
+        share = summary[col] / summary["tasks"]
         ax.bar(x, share, bottom=bottom, color=c, label=col)
         bottom += share.to_numpy()
     ax.plot(x, summary["pass_rate"], "k*", ms=9, label="pass rate")

@@ -115,7 +115,7 @@ def summarise_release(release: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame
     dataset). Counts are means over repetitions.
     """
     g = release.groupby(["dataset", "method"], sort=False)
-    out = g[["objects", "fully", "partly", "never", "candidates", "passed"]].mean().reset_index()
+    out = g[["tasks", "fully", "partly", "never", "candidates", "passed"]].mean().reset_index()
     out["R"] = g.size().to_numpy()
     out["pass_rate"] = out["passed"] / out["candidates"]
     cols = [c for c in ("dataset", "dropped_single_claim", "objects_below_k_with_truth")
@@ -136,7 +136,7 @@ def summarise_budget(budget: pd.DataFrame, quantiles=(0.0, 0.25, 0.5, 0.75, 1.0)
         cov = d[np.isfinite(d["delta"])]
         for measure in ("epsilon", "delta"):
             v = cov[measure].to_numpy(float)
-            rec = {"dataset": ds, "method": meth, "measure": measure, "objects": len(d),
+            rec = {"dataset": ds, "method": meth, "measure": measure, "tasks": len(d),
                    "not_covered": int(len(d) - len(cov)), "infinite": int(np.isinf(v).sum())}
             for q in quantiles:
                 rec[f"q{int(round(q * 100)):02d}"] = (
@@ -156,6 +156,6 @@ def fig3_case_ise(curves: pd.DataFrame) -> pd.DataFrame:
         for curve in ("combined", "global", "uniform"):
             y = d[d["curve"] == curve]["density_normalised"].to_numpy()
             err = np.trapezoid((y - ref["density_normalised"].to_numpy()) ** 2, x)
-            rows.append({"dataset": ds, "case": case, "object": ref["object"].iloc[0],
+            rows.append({"dataset": ds, "case": case, "task": ref["task"].iloc[0],
                          "curve": curve, "ISE_to_reference": err})
     return pd.DataFrame(rows)
