@@ -217,6 +217,30 @@ def test_paired_tables_and_labels():
     assert cell_label(["sparsity", "ε", "dataset"], [0.9, 1.0, "web"]) == "sparsity 0.9, ε 1, dataset web"
 
 
+def test_rate_claims_need_enough_repetitions_to_show_a_tail_is_small():
+    from crowdpriv.significance import decide_rate
+
+    never = {"ε 1": np.zeros(29, bool)}  # 0.9^29 = 0.047 <= 0.05
+    verdict = decide_rate(never, SIGN, bound=0.1, event="MAE >= α")
+    assert verdict.status == "holds"
+    assert "0/29 with MAE >= α (rate <= 0.0981 at 95%): holds" in verdict.evidence
+    assert "can hold from R ≥ 29" in verdict.basis
+    assert decide_rate({"c": np.zeros(28, bool)}, SIGN, bound=0.1, event="e").status == (
+        "inconclusive")  # 0.9^28 = 0.052
+    often = np.r_[np.ones(6, bool), np.zeros(14, bool)]  # 6/20: P(Bin(20, .1) >= 6) = 0.011
+    assert decide_rate({"c": often}, SIGN, bound=0.1, event="e").status == "fails"
+    assert decide_rate({"a": often, "b": often, "c": often}, SIGN, bound=0.1,
+                       event="e").status == "inconclusive"  # 0.011 > 0.05 / 3
+    assert decide_rate({"a": np.zeros(29, bool), "b": often}, SIGN, bound=0.1,
+                       event="e").status == "fails"
+    assert "rate <= 1 at" in decide_rate({"c": np.ones(3, bool)}, SIGN, bound=0.1,
+                                         event="e").evidence
+    with pytest.raises(ValueError, match="bound"):
+        decide_rate(never, SIGN, bound=1.0, event="e")
+    with pytest.raises(ValueError, match="at least one cell"):
+        decide_rate({}, SIGN, bound=0.1, event="e")
+
+
 # --- records and the evaluator ----------------------------------------------------------------
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "decide_cell",
     "decide_every",
     "decide_most",
+    "decide_rate",
     "format_number",
     "cell_label",
     "paired",
@@ -244,6 +245,52 @@ def decide_most(cells: Mapping[str, object], significance: Significance, *, marg
             f"{n_fails} fail)")
     return Verdict(status, _basis(significance, margin, rule, k), _evidence(tests, significance),
                    data)
+
+
+def decide_rate(cells: Mapping[str, object], significance: Significance, *, bound: float,
+                event: str, data: str = "") -> Verdict:
+    """A claim that an event has probability at most ``bound`` in every cell.
+
+    For statements like PPTD Theorem 4.3's Pr{MAE >= α} <= β, which bound a tail probability
+    rather than a typical value. Per cell, the k repetitions (of n) in which ``event`` happened
+    are judged by an exact binomial test: the cell ``holds`` if P(Bin(n, bound) <= k) <= alpha
+    (the rate is significantly below the bound), ``fails`` if P(Bin(n, bound) >= k) <=
+    alpha / cells, and is ``inconclusive`` otherwise; the claim holds only if every cell holds.
+    The evidence gives k/n with the one-sided Clopper-Pearson upper bound of the rate.
+
+    ``cells`` maps a label to a boolean array (True = the event happened in that repetition).
+    """
+    if not 0 < bound < 1:
+        raise ValueError(f"bound must lie in (0, 1), got {bound!r}")
+    if not cells:
+        raise ValueError("a claim needs at least one cell")
+    alpha, k_cells = significance.alpha, len(cells)
+    parts, statuses = [], []
+    for label, happened in cells.items():
+        x = np.asarray(happened, dtype=bool).ravel()
+        n, k = x.size, int(x.sum())
+        if stats.binom.cdf(k, n, bound) <= alpha:
+            status = "holds"
+        elif stats.binom.sf(k - 1, n, bound) <= alpha / k_cells:
+            status = "fails"
+        else:
+            status = "inconclusive"
+        upper = 1.0 if k == n else float(stats.beta.ppf(1 - alpha, k + 1, n - k))
+        statuses.append(status)
+        parts.append(f"{label}: {k}/{n} with {event} (rate <= {format_number(upper)} at "
+                     f"{1 - alpha:.0%}): {status}")
+    if all(s == "holds" for s in statuses):
+        status = "holds"
+    elif "fails" in statuses:
+        status = "fails"
+    else:
+        status = "inconclusive"
+    min_n = math.ceil(math.log(alpha) / math.log(1 - bound) - 1e-12)
+    basis = (f"exact one-sided binomial test per cell of the share of repetitions with {event} "
+             f"against {bound:g}, α = {alpha:g}; holds only if every one of the k = {k_cells} "
+             f"cells holds (intersection-union); fails if a cell exceeds it at α/k = "
+             f"{alpha / k_cells:.3g}; a cell can hold from R ≥ {min_n}")
+    return Verdict(status, basis, "; ".join(parts), data)
 
 
 def _value_text(value: object) -> str:

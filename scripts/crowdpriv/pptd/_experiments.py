@@ -19,10 +19,11 @@ from .._checks import check_in_interval, check_int_at_least, check_positive
 from ..seeds import derive_rng
 from ._mechanism import average_noise, expected_average_noise, perturb
 from ._synthetic import generate_synthetic
-from ._theory import epsilon_from_lambda2, lambda2_from_epsilon, utility_alpha
+from ._theory import lambda2_from_epsilon, utility_alpha
 from ._truth import crh, crh_weights, truth_discovery
 
 __all__ = [
+    "MIN_TIMING_CALLS",
     "tradeoff_sweep",
     "synthetic_tradeoff",
     "real_tradeoff",
@@ -30,14 +31,6 @@ __all__ = [
     "weight_comparison",
     "runtime_study",
 ]
-
-
-def _summ(values: np.ndarray) -> tuple[float, float, int]:
-    v = np.asarray(values, dtype=float).ravel()
-    v = v[~np.isnan(v)]
-    if v.size == 0:
-        return np.nan, np.nan, 0
-    return float(v.mean()), float(v.std(ddof=1)) if v.size > 1 else 0.0, int(v.size)
 
 
 def _check_epsilons(epsilons) -> np.ndarray:
@@ -62,7 +55,7 @@ def tradeoff_sweep(
     utility_beta: float = 0.1,
     rng: np.random.Generator,
 ) -> pd.DataFrame:
-    """Utility–privacy trade-off (PPTD Figs. 2–6) on R original datasets.
+    """Utility–privacy trade-off (PPTD Figs. 2–6) on R original datasets, per repetition.
 
     For each ε, λ2 follows from Theorem 4.10 (:func:`lambda2_from_epsilon`); every dataset is
     perturbed with Alg. 2 (all ε share the standard draws, see :func:`perturb`), truth discovery
@@ -81,16 +74,16 @@ def tradeoff_sweep(
     td_kwargs : dict, optional
         Passed to the truth-discovery method (tol, max_iter, ...).
     utility_beta : float
-        β of Theorem 4.3 for the reported α bound and the fraction of repetitions with MAE ≥ α.
+        β of Theorem 4.3 for the reported α bounds (printed and exact E(Y)).
     rng : numpy.random.Generator
 
     Returns
     -------
     pandas.DataFrame
-        Long format: one row per ε and measure (``mae``, ``noise``, ``mae_over_noise``,
-        ``iterations_original``, ``iterations_perturbed``, ``alpha_thm43_printed``,
-        ``alpha_thm43_exact``, ``frac_mae_ge_alpha_printed``, ``frac_mae_ge_alpha_exact``)
-        with ``mean``, ``std`` (over repetitions, ddof=1) and ``R``.
+        One row per ε and repetition ``rep``: ``epsilon``, ``lambda2``, ``c``,
+        ``expected_noise``, ``alpha_thm43_printed``, ``alpha_thm43_exact`` (per ε), and the
+        measures ``mae``, ``noise``, ``mae_over_noise``, ``iterations_original``,
+        ``iterations_perturbed``.
     """
     eps = _check_epsilons(epsilons)
     lam1 = check_positive("lam1", lam1)
@@ -105,43 +98,35 @@ def tradeoff_sweep(
     res = truth_discovery(pert.claims, method=method, **kw)
     mae = np.nanmean(np.abs(res.truths - orig.truths[None]), axis=-1)  # (E, R)
     noise = average_noise(pert.noise)  # (E, R)
-    n_users = x.shape[1]
-    rows = []
-    for i, e in enumerate(eps):
-        c = lam1 / lam2[i]
-        base = {
-            "epsilon": float(e),
-            "lambda2": float(lam2[i]),
-            "c": float(c),
-            "expected_noise": float(expected_average_noise(lam2[i])),
-        }
-        measures = {
-            "mae": mae[i],
-            "noise": noise[i],
-            "mae_over_noise": mae[i] / noise[i],
-            "iterations_original": orig.iterations,
-            "iterations_perturbed": res.iterations[i],
-        }
-        for form in ("printed", "exact"):
-            alpha = float(utility_alpha(lam1, c, utility_beta, n_users, form=form))
-            measures[f"alpha_thm43_{form}"] = np.full(mae.shape[1], alpha)
-            measures[f"frac_mae_ge_alpha_{form}"] = np.array([np.mean(mae[i] >= alpha)])
-        for name, vals in measures.items():
-            m, s, r = _summ(vals)
-            if name.startswith("frac_"):
-                r = mae.shape[1]
-            rows.append({**base, "measure": name, "mean": m, "std": s, "R": r})
-    return pd.DataFrame(rows)
+    n_eps, n_reps = mae.shape
+    c = lam1 / lam2
+    alpha = {form: np.array([utility_alpha(lam1, ci, utility_beta, x.shape[1], form=form)
+                             for ci in c]) for form in ("printed", "exact")}
+    per_eps = np.repeat(np.arange(n_eps), n_reps)
+    return pd.DataFrame({
+        "epsilon": eps[per_eps],
+        "lambda2": lam2[per_eps],
+        "c": c[per_eps],
+        "expected_noise": expected_average_noise(lam2)[per_eps],
+        "alpha_thm43_printed": alpha["printed"][per_eps],
+        "alpha_thm43_exact": alpha["exact"][per_eps],
+        "rep": np.tile(np.arange(n_reps), n_eps),
+        "mae": mae.ravel(),
+        "noise": noise.ravel(),
+        "mae_over_noise": (mae / noise).ravel(),
+        "iterations_original": np.tile(np.asarray(orig.iterations).ravel(), n_eps),
+        "iterations_perturbed": np.asarray(res.iterations).ravel(),
+    })
 
 
 def synthetic_tradeoff(
     *,
     seed: int,
-    n_users,
+    workers,
     lam1,
-    n_objects: int = 30,
+    tasks: int = 30,
     epsilons,
-    n_reps: int,
+    repetitions: int,
     b: float,
     eta: float,
     delta: float,
@@ -153,16 +138,18 @@ def synthetic_tradeoff(
 ) -> pd.DataFrame:
     """PPTD Figs. 2–5: :func:`tradeoff_sweep` on synthetic data for each (λ1, S) given.
 
-    ``n_users`` and ``lam1`` may be scalars or lists (Fig. 3 varies λ1, Fig. 4 varies S); all
-    combinations are run. Data for (S, N, λ1) come from stream
-    ``("pptd", "synthetic", S, N, λ1)``, perturbations from ``("pptd", "perturb", ...)``.
+    ``workers`` (S) and ``lam1`` may be scalars or lists (Fig. 3 varies λ1, Fig. 4 varies S);
+    all combinations are run. Data for (S, N, λ1) come from stream
+    ``("pptd", "synthetic", S, N, λ1)``, perturbations from ``("pptd", "perturb", ...)``, so
+    repetition r is the same dataset for every ε, and the same in every figure that uses that
+    (S, N, λ1). One row per (λ1, S, ε, repetition).
     """
-    r = check_int_at_least("n_reps", n_reps, 1)
-    n = check_int_at_least("n_objects", n_objects, 1)
+    r = check_int_at_least("repetitions", repetitions, 1)
+    n = check_int_at_least("tasks", tasks, 1)
     frames = []
     for l1 in np.atleast_1d(np.asarray(lam1, dtype=float)):
-        for s in np.atleast_1d(n_users):
-            s = check_int_at_least("n_users", s, 1)
+        for s in np.atleast_1d(workers):
+            s = check_int_at_least("workers", s, 1)
             l1 = float(l1)
             data = generate_synthetic(
                 s,
@@ -185,8 +172,8 @@ def synthetic_tradeoff(
                 utility_beta=utility_beta,
                 rng=derive_rng(seed, "pptd", "perturb", "synthetic", s, n, l1),
             )
-            df.insert(0, "n_objects", n)
-            df.insert(0, "n_users", s)
+            df.insert(0, "tasks", n)
+            df.insert(0, "workers", s)
             df.insert(0, "lambda1", l1)
             frames.append(df)
     out = pd.concat(frames, ignore_index=True)
@@ -223,7 +210,7 @@ def real_tradeoff(
     dataset: str,
     lam1: float | None,
     epsilons,
-    n_reps: int,
+    repetitions: int,
     b: float,
     eta: float,
     delta: float,
@@ -233,11 +220,12 @@ def real_tradeoff(
 ) -> pd.DataFrame:
     """PPTD Fig. 6: :func:`tradeoff_sweep` on one real (or surrogate) claims matrix.
 
-    The original data are fixed; the R repetitions are R independent perturbations.
+    The original data are fixed; the R repetitions are R independent perturbations (one row
+    per ε and repetition).
     ``lam1=None`` estimates λ1 from the ground truth (:func:`estimate_lambda1`); it is needed
     only to turn ε into λ2.
     """
-    r = check_int_at_least("n_reps", n_reps, 1)
+    r = check_int_at_least("repetitions", repetitions, 1)
     x = np.asarray(values, dtype=float)
     l1 = estimate_lambda1(x, truth) if lam1 is None else check_positive("lam1", lam1)
     claims = np.broadcast_to(x, (r,) + x.shape)
@@ -253,13 +241,23 @@ def real_tradeoff(
         utility_beta=utility_beta,
         rng=derive_rng(seed, "pptd", "perturb", dataset),
     )
-    df.insert(0, "n_objects", x.shape[1])
-    df.insert(0, "n_users", x.shape[0])
+    df.insert(0, "tasks", x.shape[1])
+    df.insert(0, "workers", x.shape[0])
     df.insert(0, "lambda1", l1)
     df.insert(0, "lambda1_source", "estimated" if lam1 is None else "config")
     df.insert(0, "method", method)
     df.insert(0, "dataset", dataset)
     return df
+
+
+def _aggregation_errors(claims, truths, truth) -> dict:
+    """Mean absolute error against the ground truth of CRH's truths and of the naive mean and
+    median of each object's claims (``claims`` (..., S, N), ``truths`` (..., N))."""
+    err = {"mae_crh": np.nanmean(np.abs(truths - truth), axis=-1)}
+    with np.errstate(all="ignore"):
+        err["mae_mean"] = np.nanmean(np.abs(np.nanmean(claims, axis=-2) - truth), axis=-1)
+        err["mae_median"] = np.nanmean(np.abs(np.nanmedian(claims, axis=-2) - truth), axis=-1)
+    return err
 
 
 def weight_comparison(
@@ -273,35 +271,40 @@ def weight_comparison(
     b: float,
     eta: float,
     delta: float,
-    n_shown: int = 7,
+    shown: int = 7,
     min_claims: int = 10,
-    n_reps: int = 20,
+    repetitions: int = 20,
     td_kwargs: dict | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """PPTD Fig. 7: CRH's estimated vs true weights on original and perturbed data.
 
     "True" weights apply CRH's weight step (PPTD Eq. 3) with the ground truth in place of the
-    aggregated results (Sec. 5.2). ``n_shown`` users are drawn at random among those with at
-    least ``min_claims`` claims; the figure shows the first of ``n_reps`` perturbations at
-    privacy level ``epsilon``. Over all users and all repetitions the function also measures
-    how well estimated and true weights agree (Spearman ρ) and whether users who added more
-    noise lost weight (Spearman ρ between δ_s² and the weight change).
+    aggregated results (Sec. 5.2). ``shown`` workers are drawn at random among those with at
+    least ``min_claims`` claims; the figure shows the first of ``repetitions`` perturbations at
+    privacy level ``epsilon``. Over all workers the function also measures how well estimated
+    and true weights agree (Spearman ρ), whether workers who added more noise lost weight
+    (Spearman ρ between δ_s² and the weight change), and the error against the ground truth of
+    CRH's weighted aggregation and of the naive mean and median ("weighted aggregation can
+    outperform naive aggregation solutions such as mean or median").
 
     Returns
     -------
     shown : pandas.DataFrame
-        One row per shown user and panel (``original``/``perturbed``): ``user``, ``source``,
-        ``n_claims``, ``noise_variance``, ``estimated_weight``, ``true_weight``.
-    agreement : pandas.DataFrame
-        Rows ``measure`` in (``spearman_estimated_true_original``,
-        ``spearman_estimated_true_perturbed``, ``spearman_noise_variance_weight_change``) with
-        ``mean``, ``std``, ``R``.
+        One row per shown worker and panel (``original``/``perturbed``): ``user`` (1 ... shown),
+        ``worker_index``, ``n_claims``, ``noise_variance``, ``estimated_weight``,
+        ``true_weight``.
+    perturbed : pandas.DataFrame
+        One row per repetition ``rep``: ``spearman_estimated_true``,
+        ``spearman_noise_variance_weight_change``, ``mae_crh``, ``mae_mean``, ``mae_median``.
+    original : pandas.DataFrame
+        One row (the original data, nothing random): ``spearman_estimated_true``, ``mae_crh``,
+        ``mae_mean``, ``mae_median``.
     """
     x = np.asarray(values, dtype=float)
     t = np.asarray(truth, dtype=float)
-    n_shown = check_int_at_least("n_shown", n_shown, 1)
+    n_shown = check_int_at_least("shown", shown, 1)
     min_claims = check_int_at_least("min_claims", min_claims, 1)
-    r = check_int_at_least("n_reps", n_reps, 1)
+    r = check_int_at_least("repetitions", repetitions, 1)
     kw = dict(td_kwargs or {})
     l1 = estimate_lambda1(x, t) if lam1 is None else check_positive("lam1", lam1)
     lam2 = float(lambda2_from_epsilon(epsilon, l1, b=b, eta=eta, delta=delta))
@@ -309,9 +312,9 @@ def weight_comparison(
     eligible = np.flatnonzero(n_claims >= min_claims)
     if eligible.size < n_shown:
         raise ValueError(
-            f"min_claims={min_claims} leaves {eligible.size} users, fewer than n_shown={n_shown}"
+            f"min_claims={min_claims} leaves {eligible.size} workers, fewer than shown={n_shown}"
         )
-    shown = np.sort(derive_rng(seed, "pptd", "fig7", "users", dataset).choice(
+    picked = np.sort(derive_rng(seed, "pptd", "fig7", "users", dataset).choice(
         eligible, size=n_shown, replace=False
     ))
     orig = crh(x, **kw)
@@ -320,55 +323,47 @@ def weight_comparison(
                    rng=derive_rng(seed, "pptd", "fig7", "perturb", dataset, float(epsilon)))
     res = crh(pert.claims, **kw)
     true_pert = crh_weights(pert.claims, np.broadcast_to(t, (r,) + t.shape))
+    setting = {"dataset": dataset, "epsilon": float(epsilon), "lambda1": l1, "lambda2": lam2}
     rows = []
-    for k, u in enumerate(shown):
+    for k, u in enumerate(picked):
         for panel, est, tru, var in (
             ("original", orig.weights[u], true_orig[u], 0.0),
             ("perturbed", res.weights[0, u], true_pert[0, u], pert.variance[0, u]),
         ):
-            rows.append(
-                {
-                    "dataset": dataset,
-                    "epsilon": float(epsilon),
-                    "lambda1": l1,
-                    "lambda2": lam2,
-                    "panel": panel,
-                    "user": k + 1,
-                    "source_index": int(u),
-                    "n_claims": int(n_claims[u]),
-                    "noise_variance": float(var),
-                    "estimated_weight": float(est),
-                    "true_weight": float(tru),
-                }
-            )
-    rho_orig = spearmanr(orig.weights, true_orig).statistic
-    rho_pert = np.array([spearmanr(res.weights[i], true_pert[i]).statistic for i in range(r)])
-    rho_var = np.array(
-        [spearmanr(pert.variance[i], res.weights[i] - orig.weights).statistic for i in range(r)]
-    )
-    agreement = []
-    for name, vals in (
-        ("spearman_estimated_true_original", np.array([rho_orig])),
-        ("spearman_estimated_true_perturbed", rho_pert),
-        ("spearman_noise_variance_weight_change", rho_var),
-    ):
-        m, s, n = _summ(vals)
-        agreement.append(
-            {"dataset": dataset, "epsilon": float(epsilon), "lambda1": l1, "lambda2": lam2,
-             "measure": name, "mean": m, "std": s, "R": n}
-        )
-    return pd.DataFrame(rows), pd.DataFrame(agreement)
+            rows.append({**setting, "panel": panel, "user": k + 1, "worker_index": int(u),
+                         "n_claims": int(n_claims[u]), "noise_variance": float(var),
+                         "estimated_weight": float(est), "true_weight": float(tru)})
+    perturbed = pd.DataFrame({
+        **setting,
+        "rep": np.arange(r),
+        "spearman_estimated_true": [spearmanr(res.weights[i], true_pert[i]).statistic
+                                    for i in range(r)],
+        "spearman_noise_variance_weight_change": [
+            spearmanr(pert.variance[i], res.weights[i] - orig.weights).statistic
+            for i in range(r)],
+        **_aggregation_errors(pert.claims, res.truths, t),
+    })
+    original = pd.DataFrame([{
+        **setting,
+        "spearman_estimated_true": spearmanr(orig.weights, true_orig).statistic,
+        **{k: float(v) for k, v in _aggregation_errors(x, orig.truths, t).items()},
+    }])
+    return pd.DataFrame(rows), perturbed, original
+
+
+#: Fewest timed calls whose median is reported as a wall-clock time (after one warm-up call).
+MIN_TIMING_CALLS = 5
 
 
 def runtime_study(
     *,
     seed: int,
-    n_users: int,
-    n_objects: int,
+    workers: int,
+    tasks: int,
     lam1: float,
     epsilons,
-    n_reps: int,
-    n_timing: int,
+    repetitions: int,
+    timing_calls: int,
     b: float,
     eta: float,
     delta: float,
@@ -376,19 +371,29 @@ def runtime_study(
     td_kwargs: dict | None = None,
     truth_low: float = 0.0,
     truth_high: float = 10.0,
-) -> pd.DataFrame:
-    """PPTD Fig. 8: truth-discovery run time on original vs perturbed data (same threshold).
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """PPTD Fig. 8: truth discovery on original vs perturbed data (same threshold).
 
-    For each of ``n_reps`` synthetic datasets (same stream as Figs. 2–5) and each noise level,
-    the truth-discovery call alone is timed ``n_timing`` times with ``time.perf_counter``; the
-    median of those is that repetition's run time. Rows summarise, per condition, the run time,
-    the iterations to convergence and the average noise over repetitions. Run times depend on
-    the machine and its load and are the only non-deterministic numbers in the pipeline.
+    For each of ``repetitions`` synthetic datasets (same stream as Figs. 2–5) and each noise
+    level, records the iterations to convergence (deterministic: the paper explains run time by
+    them, "we check if the number of iterations is affected by noise level") and the wall-clock
+    time of the truth-discovery call alone: the median of ``timing_calls`` calls timed with
+    ``time.perf_counter`` after one warm-up call, the conditions interleaved within each
+    repetition so that drifts in machine load hit all alike. Times depend on the machine and
+    its load: they are plotted but never judged.
+
+    Returns
+    -------
+    work : pandas.DataFrame
+        One row per condition (``original`` / ``perturbed`` at each ε) and repetition:
+        ``iterations``, ``noise`` (average |added noise|).
+    timings : pandas.DataFrame
+        The same rows with ``calls``, ``seconds`` (median), ``min_seconds``, ``max_seconds``.
     """
-    r = check_int_at_least("n_reps", n_reps, 1)
-    n_timing = check_int_at_least("n_timing", n_timing, 1)
-    s = check_int_at_least("n_users", n_users, 1)
-    n = check_int_at_least("n_objects", n_objects, 1)
+    r = check_int_at_least("repetitions", repetitions, 1)
+    calls = check_int_at_least("timing_calls", timing_calls, MIN_TIMING_CALLS)
+    s = check_int_at_least("workers", workers, 1)
+    n = check_int_at_least("tasks", tasks, 1)
     l1 = check_positive("lam1", lam1)
     eps = _check_epsilons(epsilons)
     kw = dict(td_kwargs or {})
@@ -401,26 +406,25 @@ def runtime_study(
     noise = average_noise(pert.noise)
 
     def timed(claims):
-        times = np.empty(n_timing)
-        for k in range(n_timing):
+        times = np.empty(calls)
+        for k in range(calls):
             t0 = time.perf_counter()
             res = truth_discovery(claims, method=method, **kw)
             times[k] = time.perf_counter() - t0
-        return float(np.median(times)), int(res.iterations)
+        return times, int(res.iterations)
 
     conditions = [("original", np.nan, np.nan, data.claims, np.zeros(r))]
     for i, e in enumerate(eps):
         conditions.append(("perturbed", float(e), float(lam2[i]), pert.claims[i], noise[i]))
     timed(data.claims[0])  # warm-up: the first call pays for imports and cold caches
-    # interleave conditions within each repetition so that drifts in machine load hit all alike
-    t_all = np.array([[timed(c[3][j]) for c in conditions] for j in range(r)])  # (R, C, 2)
-    rows = []
-    for k, (cond, e, l2, _claims, nz) in enumerate(conditions):
-        t_i = t_all[:, k, :]
-        for name, vals in (("runtime_s", t_i[:, 0]), ("iterations", t_i[:, 1]), ("noise", nz)):
-            m, sd, nr = _summ(vals)
-            rows.append({"dataset": "synthetic", "method": method, "n_users": s,
-                         "n_objects": n, "lambda1": l1, "condition": cond, "epsilon": e,
-                         "lambda2": l2, "measure": name, "mean": m, "std": sd, "R": nr,
-                         "n_timing": n_timing})
-    return pd.DataFrame(rows)
+    setting = {"dataset": "synthetic", "method": method, "workers": s, "tasks": n,
+               "lambda1": l1}
+    work, timings = [], []
+    for j in range(r):
+        for cond, e, l2, claims, nz in conditions:
+            times, iterations = timed(claims[j])
+            row = {**setting, "condition": cond, "epsilon": e, "lambda2": l2, "rep": j}
+            work.append({**row, "iterations": iterations, "noise": float(nz[j])})
+            timings.append({**row, "calls": calls, "seconds": float(np.median(times)),
+                            "min_seconds": float(times.min()), "max_seconds": float(times.max())})
+    return pd.DataFrame(work), pd.DataFrame(timings)
