@@ -3,7 +3,7 @@
 Li et al., KDD 2018, "Utility-Privacy Trade-off": MAE between truth discovery on original and
 perturbed data, and the average added noise, against the privacy level ε (Figs. 2-5 on
 synthetic data with CRH / several λ1 / several S / GTM; Fig. 6 on the indoor data, here the
-indoor_surrogate). Writes one tidy CSV (one row per point × measure: mean, std, R).
+indoor_surrogate). Writes one per-repetition table (one row per setting, ε and repetition).
 """
 
 import numpy as np
@@ -20,7 +20,7 @@ if hasattr(snakemake.input, "claims"):
     truth = read_truth(snakemake.input.truth).set_index("task")["truth"]
     missing = set(matrix.tasks) - set(truth.index)
     if missing:
-        raise ValueError(f"{len(missing)} objects lack ground truth, e.g. {sorted(missing)[:3]}")
+        raise ValueError(f"{len(missing)} tasks lack ground truth, e.g. {sorted(missing)[:3]}")
     table = real_tradeoff(
         matrix.values, truth.loc[matrix.tasks].to_numpy(dtype=float), seed=seed, **exp
     )

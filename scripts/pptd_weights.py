@@ -1,8 +1,9 @@
 """Adapter for rule pptd_weights: PPTD Fig. 7 data (Li et al., KDD 2018).
 
 "Weight Comparison": CRH's estimated weights vs the true weights (ground truth in place of the
-aggregated results) of 7 random users, on original and perturbed indoor data (here the
-indoor_surrogate), plus the agreement of the two over all users and R perturbations.
+aggregated results) of 7 random workers, on original and perturbed indoor data (here the
+indoor_surrogate); per perturbation, the agreement of the two over all workers and the error of
+CRH, mean and median against the ground truth; the same once on the original data.
 """
 
 from crowdpriv.pptd import weight_comparison
@@ -12,14 +13,15 @@ from crowdpriv.tables import claims_to_matrix, read_claims, read_truth
 logger = log_to(snakemake.log[0])
 matrix = claims_to_matrix(read_claims(snakemake.input.claims))
 truth = read_truth(snakemake.input.truth).set_index("task")["truth"]
-shown, agreement = weight_comparison(
+shown, perturbed, original = weight_comparison(
     matrix.values,
     truth.loc[matrix.tasks].to_numpy(dtype=float),
     seed=int(snakemake.params.seed),
     **dict(snakemake.params.exp),
 )
-shown.insert(shown.columns.get_loc("source_index") + 1, "worker",
-             matrix.workers[shown["source_index"].to_numpy()])
+shown.insert(shown.columns.get_loc("worker_index") + 1, "worker",
+             matrix.workers[shown["worker_index"].to_numpy()])
 write_csv(shown, snakemake.output.shown)
-write_csv(agreement, snakemake.output.agreement)
-logger.info("agreement:\n%s", agreement.to_string())
+write_csv(perturbed, snakemake.output.reps)
+write_csv(original, snakemake.output.original)
+logger.info("original data:\n%s", original.to_string())

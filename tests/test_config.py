@@ -9,7 +9,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-REPETITION_KEYS = {"repetitions", "n_reps", "R"}
+REPETITION_KEYS = {"repetitions"}
 
 
 def _validate(root, config):

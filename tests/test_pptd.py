@@ -14,7 +14,7 @@ from crowdpriv.pptd import (
     crh_weights,
     epsilon_from_lambda2,
     estimate_lambda1,
-    evaluate_claims,
+    summarise_tradeoff,
     expected_average_noise,
     expected_y,
     gamma_s,
@@ -253,70 +253,41 @@ def test_estimate_lambda1_recovers_rate():
 
 def _small_sweep(seed, method="crh"):
     return synthetic_tradeoff(
-        seed=seed, n_users=40, lam1=2.0, n_objects=10, epsilons=[1.0, 10.0], n_reps=4,
+        seed=seed, workers=40, lam1=2.0, tasks=10, epsilons=[1.0, 10.0], repetitions=4,
         b=2, eta=0.9, delta=0.1, method=method,
     )
 
 
-def test_sweep_is_deterministic_and_mae_grows_with_noise():
+def test_sweep_is_deterministic_per_repetition_and_mae_grows_with_noise():
     a, b = _small_sweep(11), _small_sweep(11)
     pd.testing.assert_frame_equal(a, b)
     assert not a.equals(_small_sweep(12))
-    mae = a[a.measure == "mae"].set_index("epsilon")["mean"]
-    noise = a[a.measure == "noise"].set_index("epsilon")["mean"]
-    assert mae[1.0] > mae[10.0] and noise[1.0] > noise[10.0]
-    assert set(a["R"]) == {4}
+    assert len(a) == 2 * 4 and sorted(set(a["rep"])) == [0, 1, 2, 3]
+    wide = a.pivot(index="rep", columns="epsilon", values="mae")
+    assert (wide[1.0] > wide[10.0]).all()  # same data, more noise: larger MAE per repetition
+    summary = summarise_tradeoff(a)
+    mean = summary.set_index(["measure", "epsilon"])["mean"]
+    assert mean["mae", 1.0] == pytest.approx(wide[1.0].mean())
+    assert set(summary["R"]) == {4}
+    assert mean["mae_ge_alpha_exact", 1.0] == 0.0  # α >> MAE: no repetition outside the bound
 
 
-def _fig(measure_values: dict, extra=None):
-    rows = []
-    for measure, pts in measure_values.items():
-        for eps, val in pts.items():
-            rows.append({"epsilon": eps, "measure": measure, "mean": val, "std": 0, "R": 5,
-                         **(extra or {})})
-    return pd.DataFrame(rows)
-
-
-def test_claims_detect_a_failing_pattern():
-    good = _fig({"mae": {1: 0.2, 10: 0.08, 100: 0.03}, "noise": {1: 3.0, 10: 1.0, 100: 0.3},
-                 "alpha_thm43_printed": {1: 5, 10: 3, 100: 2},
-                 "alpha_thm43_exact": {1: 5, 10: 3, 100: 2},
-                 "frac_mae_ge_alpha_printed": {1: 0, 10: 0, 100: 0},
-                 "frac_mae_ge_alpha_exact": {1: 0, 10: 0, 100: 0}})
-    bad = good.copy()
-    bad.loc[bad.measure == "mae", "mean"] = [1.5, 0.6, 0.2]  # half the noise: claim fails
-    f3 = pd.concat([_fig({"mae": {1: m, 10: m / 2}, "noise": {1: n, 10: n / 2}},
-                         {"lambda1": l1}) for l1, m, n in [(1, 0.3, 3), (2, 0.2, 2)]])
-    f4 = pd.concat([_fig({"mae": {1: m}, "noise": {1: 2.0}}, {"n_users": s})
-                    for s, m in [(50, 0.3), (150, 0.2)]])
-    f7 = pd.DataFrame({"measure": ["spearman_estimated_true_original",
-                                   "spearman_estimated_true_perturbed",
-                                   "spearman_noise_variance_weight_change"],
-                       "mean": [0.9, 0.9, -0.5], "std": [0, 0.01, 0.1], "R": [1, 5, 5]})
-    f8 = pd.DataFrame({"condition": ["original", "perturbed", "perturbed"] * 2,
-                       "measure": ["runtime_s"] * 3 + ["iterations"] * 3,
-                       "mean": [1e-3, 1.1e-3, 1.2e-3, 4, 5, 5]})
-    kw = dict(fig3=f3, fig4=f4, fig5=good, fig6=good, fig7_agreement=f7, fig8=f8)
-    ok = evaluate_claims(fig2=good, **kw)
-    assert set(ok["status"]) == {"holds"}
-    ko = evaluate_claims(fig2=bad, **kw).set_index("claim")["status"]
-    assert ko.filter(like="CRH, synthetic: MAE stays").tolist() == ["fails"]
-    assert ko.filter(like="CRH, synthetic: when").tolist() == ["fails"]
-    assert ko.filter(like="GTM").tolist() == ["holds"] * 3
-    f8_flat = f8.assign(mean=[1e-3, 1.1e-3, 1.2e-3, 4, 4, 4])
-    same_iters = evaluate_claims(**{**kw, "fig8": f8_flat}, fig2=good).set_index("claim")
-    assert same_iters.filter(like="slightly bigger", axis=0)["status"].tolist() == ["fails"]
-
-
-def test_runtime_study_rows_and_iterations():
+def test_runtime_study_rows_iterations_and_timings():
     from crowdpriv.pptd import runtime_study
 
-    df = runtime_study(seed=3, n_users=20, n_objects=5, lam1=2.0, epsilons=[1.0, 10.0],
-                       n_reps=3, n_timing=2, b=2, eta=0.9, delta=0.1)
-    it = df[df.measure == "iterations"]
-    assert list(it["condition"]) == ["original", "perturbed", "perturbed"]
-    assert (it["mean"] >= 1).all() and (df["R"] == 3).all()
-    assert (df[df.measure == "runtime_s"]["mean"] > 0).all()
+    work, timings = runtime_study(seed=3, workers=20, tasks=5, lam1=2.0, epsilons=[1.0, 10.0],
+                                  repetitions=3, timing_calls=5, b=2, eta=0.9, delta=0.1)
+    assert list(work["condition"][:3]) == ["original", "perturbed", "perturbed"]
+    assert len(work) == 3 * 3 and (work["iterations"] >= 1).all()
+    assert (work.loc[work["condition"] == "original", "noise"] == 0).all()
+    assert (timings["calls"] == 5).all() and (timings["seconds"] > 0).all()
+    assert (timings["min_seconds"] <= timings["seconds"]).all()
+    again, _ = runtime_study(seed=3, workers=20, tasks=5, lam1=2.0, epsilons=[1.0, 10.0],
+                             repetitions=3, timing_calls=5, b=2, eta=0.9, delta=0.1)
+    pd.testing.assert_frame_equal(work, again)  # the iterations are deterministic
+    with pytest.raises(ValueError, match="timing_calls"):
+        runtime_study(seed=3, workers=20, tasks=5, lam1=2.0, epsilons=[1.0], repetitions=1,
+                      timing_calls=4, b=2, eta=0.9, delta=0.1)
 
 
 def test_weight_comparison_agrees_with_true_weights_on_synthetic_data():
@@ -325,13 +296,17 @@ def test_weight_comparison_agrees_with_true_weights_on_synthetic_data():
     d = generate_synthetic(60, 40, 2.0, rng=np.random.default_rng(9))
     x = d.claims[0].copy()
     x[np.random.default_rng(1).random(x.shape) < 0.3] = np.nan
-    shown, ag = weight_comparison(x, d.truths[0], seed=1, dataset="syn", epsilon=10.0,
-                                  lam1=2.0, b=2, eta=0.9, delta=0.1, n_reps=5)
+    shown, perturbed, original = weight_comparison(
+        x, d.truths[0], seed=1, dataset="syn", epsilon=10.0, lam1=2.0, b=2, eta=0.9, delta=0.1,
+        repetitions=5)
     assert len(shown) == 14 and shown["user"].nunique() == 7
     assert (shown.loc[shown.panel == "original", "noise_variance"] == 0).all()
-    rho = ag.set_index("measure")["mean"]
-    assert rho["spearman_estimated_true_original"] > 0.8
-    assert rho["spearman_noise_variance_weight_change"] < 0
+    assert len(perturbed) == 5 and len(original) == 1
+    assert original["spearman_estimated_true"].item() > 0.8
+    assert (perturbed["spearman_noise_variance_weight_change"] < 0).all()
+    # weighted aggregation beats the naive mean on data with unequal worker quality
+    assert original["mae_crh"].item() < original["mae_mean"].item()
+    assert (perturbed["mae_crh"] < perturbed["mae_mean"]).all()
     with pytest.raises(ValueError, match="min_claims"):
         weight_comparison(x, d.truths[0], seed=1, dataset="syn", epsilon=10.0, lam1=2.0,
                           b=2, eta=0.9, delta=0.1, min_claims=41)

@@ -39,7 +39,8 @@ def check_dataset_names():
     """Every dataset a paper's config names must exist (built in or in custom_datasets)."""
     named = {
         "priscrowd.datasets": config["priscrowd"]["datasets"],
-        "pptd.indoor.dataset": [config["pptd"]["indoor"]["dataset"]],
+        "pptd.fig6.dataset": [config["pptd"]["fig6"]["dataset"]],
+        "pptd.fig7.dataset": [config["pptd"]["fig7"]["dataset"]],
         "ldp_sparse.fig5.datasets": config["ldp_sparse"]["fig5"]["datasets"],
     }
     for key, names in named.items():
@@ -173,34 +174,29 @@ def pptd_td(method):
 
 
 def pptd_synthetic_params(wildcards):
-    """Sweep of one synthetic trade-off figure: Fig. 3 varies lambda1, Fig. 4 S, Fig. 5 GTM."""
-    syn = config["pptd"]["synthetic"]
+    """What one synthetic trade-off job reads: its figure's block (Fig. 3 varies lambda1,
+    Fig. 4 the number of workers S, Fig. 5 uses GTM) and the shared synthetic settings.
+    """
+    cfg = config["pptd"]
+    fig, syn = cfg[wildcards.fig], cfg["synthetic"]
     method = "gtm" if wildcards.fig == "fig5" else "crh"
     return dict(
-        n_users=(
-            config["pptd"]["fig4_n_users"]
-            if wildcards.fig == "fig4"
-            else syn["n_users"]
-        ),
-        lam1=(
-            config["pptd"]["fig3_lambda1"]
-            if wildcards.fig == "fig3"
-            else syn["lambda1"]
-        ),
-        n_objects=syn["n_objects"],
+        workers=fig.get("workers", syn["workers"]),
+        lam1=fig.get("lambda1", syn["lambda1"]),
+        tasks=syn["tasks"],
         truth_low=syn["truth_range"][0],
         truth_high=syn["truth_range"][1],
-        epsilons=config["pptd"]["epsilons"],
-        n_reps=config["pptd"]["n_reps"],
+        epsilons=fig["epsilons"],
+        repetitions=cfg["repetitions"],
         method=method,
         td_kwargs=pptd_td(method),
-        utility_beta=config["pptd"]["utility_beta"],
+        utility_beta=cfg["utility_beta"],
         **pptd_privacy(),
     )
 
 
-def pptd_indoor_input(table):
-    return processed(config["pptd"]["indoor"]["dataset"], table)
+def pptd_indoor_input(fig, table):
+    return processed(config["pptd"][fig]["dataset"], table)
 
 
 # --- PrisCrowd (workflow/rules/priscrowd.smk) ---

@@ -1,4 +1,6 @@
-# PPTD (Li et al., KDD 2018): experiments of Figs. 2-8, then figures and claims.
+# PPTD (Li et al., KDD 2018): experiments of Figs. 2-8 (one job per figure, all repetitions
+# inside, per-repetition tables under results/pptd/raw/), then figures and claims. Each job's
+# params hold only the config keys it reads (pptd_synthetic_params in common.smk).
 PPTD = config["pptd"]
 #: Figures drawn as MAE/noise vs epsilon (Figs. 2-5 synthetic, 6 indoor).
 PPTD_TRADEOFF = ["fig2", "fig3", "fig4", "fig5", "fig6"]
@@ -14,11 +16,15 @@ register_paper(
         for n, what in [
             (2, "MAE and average noise vs ε, synthetic, CRH"),
             (3, "the same for several λ1"),
-            (4, "the same for several numbers of users S"),
+            (4, "the same for several numbers of workers S"),
             (5, "Fig. 2 with GTM"),
             (6, "MAE and noise vs ε on indoor_surrogate (SURROGATE)"),
             (7, "estimated vs true weights of 7 users (indoor_surrogate, SURROGATE)"),
-            (8, "truth-discovery run time and iterations vs noise level"),
+            (
+                8,
+                "iterations to convergence (judged) and run time (plotted, never judged) "
+                "vs noise level",
+            ),
         ]
     ],
 )
@@ -26,7 +32,7 @@ register_paper(
 
 rule pptd_synthetic_tradeoff:
     output:
-        csv="results/pptd/{fig}.csv",
+        csv="results/pptd/raw/{fig}.csv",
     log:
         "results/logs/pptd/{fig}.log",
     benchmark:
@@ -34,7 +40,7 @@ rule pptd_synthetic_tradeoff:
     wildcard_constraints:
         fig="fig2|fig3|fig4|fig5",
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
         exp=pptd_synthetic_params,
         seed=config["seed"],
@@ -44,22 +50,22 @@ rule pptd_synthetic_tradeoff:
 
 rule pptd_indoor_tradeoff:
     input:
-        claims=pptd_indoor_input("claims"),
-        truth=pptd_indoor_input("truth"),
+        claims=pptd_indoor_input("fig6", "claims"),
+        truth=pptd_indoor_input("fig6", "truth"),
     output:
-        csv="results/pptd/fig6.csv",
+        csv="results/pptd/raw/fig6.csv",
     log:
         "results/logs/pptd/fig6.log",
     benchmark:
         "results/benchmarks/pptd/fig6.tsv"
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
         exp=dict(
-            dataset=PPTD["indoor"]["dataset"],
-            lam1=PPTD["indoor"]["lambda1"],
-            epsilons=PPTD["indoor"]["epsilons"],
-            n_reps=PPTD["n_reps"],
+            dataset=PPTD["fig6"]["dataset"],
+            lam1=PPTD["fig6"]["lambda1"],
+            epsilons=PPTD["fig6"]["epsilons"],
+            repetitions=PPTD["repetitions"],
             method="crh",
             td_kwargs=pptd_td("crh"),
             utility_beta=PPTD["utility_beta"],
@@ -72,24 +78,24 @@ rule pptd_indoor_tradeoff:
 
 rule pptd_weights:
     input:
-        claims=pptd_indoor_input("claims"),
-        truth=pptd_indoor_input("truth"),
+        claims=pptd_indoor_input("fig7", "claims"),
+        truth=pptd_indoor_input("fig7", "truth"),
     output:
-        shown="results/pptd/fig7.csv",
-        agreement="results/pptd/fig7_agreement.csv",
+        shown="results/pptd/fig7_shown.csv",
+        reps="results/pptd/raw/fig7.csv",
+        original="results/pptd/raw/fig7_original.csv",
     log:
         "results/logs/pptd/fig7.log",
     benchmark:
         "results/benchmarks/pptd/fig7.tsv"
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
         exp=dict(
-            dataset=PPTD["indoor"]["dataset"],
-            lam1=PPTD["indoor"]["lambda1"],
-            n_reps=PPTD["n_reps"],
+            repetitions=PPTD["repetitions"],
             td_kwargs=pptd_td("crh"),
-            **PPTD["fig7"],
+            **{k: v for k, v in PPTD["fig7"].items() if k != "lambda1"},
+            lam1=PPTD["fig7"]["lambda1"],
             **pptd_privacy(),
         ),
         seed=config["seed"],
@@ -99,23 +105,24 @@ rule pptd_weights:
 
 rule pptd_runtime:
     output:
-        csv="results/pptd/fig8.csv",
+        work="results/pptd/raw/fig8.csv",
+        timings="results/pptd/raw/fig8_timings.csv",
     log:
         "results/logs/pptd/fig8.log",
     benchmark:
         "results/benchmarks/pptd/fig8.tsv"
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
         exp=dict(
-            n_users=PPTD["synthetic"]["n_users"],
-            n_objects=PPTD["synthetic"]["n_objects"],
+            workers=PPTD["synthetic"]["workers"],
+            tasks=PPTD["synthetic"]["tasks"],
             lam1=PPTD["synthetic"]["lambda1"],
             truth_low=PPTD["synthetic"]["truth_range"][0],
             truth_high=PPTD["synthetic"]["truth_range"][1],
-            epsilons=PPTD["epsilons"],
-            n_reps=PPTD["n_reps"],
-            n_timing=PPTD["fig8"]["n_timing"],
+            epsilons=PPTD["fig8"]["epsilons"],
+            repetitions=PPTD["repetitions"],
+            timing_calls=PPTD["fig8"]["timing_calls"],
             method=PPTD["fig8"]["method"],
             td_kwargs=pptd_td(PPTD["fig8"]["method"]),
             **pptd_privacy(),
@@ -127,12 +134,13 @@ rule pptd_runtime:
 
 rule pptd_plot_tradeoff:
     input:
-        csv="results/pptd/{fig}.csv",
+        raw="results/pptd/raw/{fig}.csv",
     output:
-        png=report(
+        csv="results/pptd/{fig}.csv",
+        png=paper_report(
+            "pptd",
             "results/pptd/{fig}.png",
             caption="../report/pptd/tradeoff.rst",
-            category="PPTD",
             subcategory=lambda w: f"Figure {w.fig[3:]}",
         ),
         svg="results/pptd/{fig}.svg",
@@ -142,19 +150,21 @@ rule pptd_plot_tradeoff:
         fig="fig2|fig3|fig4|fig5|fig6",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     script:
         "../../scripts/pptd_plot_tradeoff.py"
 
 
 rule pptd_plot_weights:
     input:
-        csv="results/pptd/fig7.csv",
+        shown=rules.pptd_weights.output.shown,
+        reps=rules.pptd_weights.output.reps,
     output:
-        png=report(
+        csv="results/pptd/fig7.csv",
+        png=paper_report(
+            "pptd",
             "results/pptd/fig7.png",
             caption="../report/pptd/fig7.rst",
-            category="PPTD",
             subcategory="Figure 7",
         ),
         svg="results/pptd/fig7.svg",
@@ -162,19 +172,22 @@ rule pptd_plot_weights:
         "results/logs/pptd/plot_fig7.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     script:
         "../../scripts/pptd_plot_weights.py"
 
 
 rule pptd_plot_runtime:
     input:
-        csv="results/pptd/fig8.csv",
+        work=rules.pptd_runtime.output.work,
+        timings=rules.pptd_runtime.output.timings,
     output:
-        png=report(
+        csv="results/pptd/fig8.csv",
+        timings="results/pptd/fig8_timings.csv",
+        png=paper_report(
+            "pptd",
             "results/pptd/fig8.png",
             caption="../report/pptd/fig8.rst",
-            category="PPTD",
             subcategory="Figure 8",
         ),
         svg="results/pptd/fig8.svg",
@@ -182,20 +195,20 @@ rule pptd_plot_runtime:
         "results/logs/pptd/plot_fig8.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     script:
         "../../scripts/pptd_plot_runtime.py"
 
 
 rule pptd_claims:
     input:
-        **{fig: f"results/pptd/{fig}.csv" for fig in PPTD_FIGURES},
-        fig7_agreement="results/pptd/fig7_agreement.csv",
+        **{fig: f"results/pptd/raw/{fig}.csv" for fig in PPTD_FIGURES},
+        fig7_original=rules.pptd_weights.output.original,
     output:
-        csv=report(
+        csv=paper_report(
+            "pptd",
             "results/pptd/claims.csv",
             caption="../report/pptd/claims.rst",
-            category="PPTD",
             subcategory="Claims",
         ),
         md="results/pptd/claims.md",
@@ -203,9 +216,11 @@ rule pptd_claims:
         "results/logs/pptd/claims.log",
     localrule: True
     conda:
-        "../../envs/crowdpriv.yaml"
+        CONDA_ENV
     params:
         thresholds={**PPTD["claims"], "utility_beta": PPTD["utility_beta"]},
+        significance=config["claims"],
+        figures=lambda w: [f["label"] for f in PAPERS["pptd"]["figures"]],
     script:
         "../../scripts/pptd_claims.py"
 
@@ -213,7 +228,8 @@ rule pptd_claims:
 rule pptd:
     input:
         expand("results/pptd/{fig}.{ext}", fig=PPTD_FIGURES, ext=["csv", "png", "svg"]),
-        "results/pptd/fig7_agreement.csv",
+        "results/pptd/fig7_shown.csv",
+        "results/pptd/fig8_timings.csv",
         "results/pptd/claims.csv",
         "results/pptd/claims.md",
     localrule: True

@@ -10,6 +10,8 @@ from ._claims import *  # noqa: F403
 from ._claims import __all__ as _claims_all
 from ._experiments import *  # noqa: F403
 from ._experiments import __all__ as _experiments_all
+from ._plots import *  # noqa: F403
+from ._plots import __all__ as _plots_all
 from ._mechanism import *  # noqa: F403
 from ._mechanism import __all__ as _mechanism_all
 from ._synthetic import *  # noqa: F403
@@ -26,4 +28,5 @@ __all__ = [
     *_synthetic_all,
     *_experiments_all,
     *_claims_all,
+    *_plots_all,
 ]

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from ..aggregate import summarise
 from .._checks import check_in_interval, check_int_at_least, check_positive
 from ..seeds import derive_rng
 from ._mechanism import average_noise, expected_average_noise, perturb
@@ -30,6 +31,9 @@ __all__ = [
     "estimate_lambda1",
     "weight_comparison",
     "runtime_study",
+    "summarise_tradeoff",
+    "summarise_runtime",
+    "TRADEOFF_MEASURES",
 ]
 
 
@@ -428,3 +432,36 @@ def runtime_study(
             timings.append({**row, "calls": calls, "seconds": float(np.median(times)),
                             "min_seconds": float(times.min()), "max_seconds": float(times.max())})
     return pd.DataFrame(work), pd.DataFrame(timings)
+
+
+#: Per-repetition measures of the trade-off tables, summarised into each figure's CSV.
+TRADEOFF_MEASURES = ("mae", "noise", "mae_over_noise", "iterations_original",
+                     "iterations_perturbed", "mae_ge_alpha_printed", "mae_ge_alpha_exact")
+
+
+def summarise_tradeoff(raw: pd.DataFrame) -> pd.DataFrame:
+    """Figure table of Figs. 2–6: mean, std and R per setting, ε and measure.
+
+    ``mae_ge_alpha_*`` is 1 in a repetition whose MAE reaches Theorem 4.3's α, so its mean is
+    the share of repetitions outside the bound.
+    """
+    df = raw.assign(
+        mae_ge_alpha_printed=(raw["mae"] >= raw["alpha_thm43_printed"]).astype(float),
+        mae_ge_alpha_exact=(raw["mae"] >= raw["alpha_thm43_exact"]).astype(float),
+    )
+    keys = [c for c in df.columns if c not in (*TRADEOFF_MEASURES, "rep")]
+    long = df.melt(id_vars=keys + ["rep"], value_vars=list(TRADEOFF_MEASURES),
+                   var_name="measure")
+    return summarise(long, keys + ["measure"], "value")
+
+
+def summarise_runtime(work: pd.DataFrame, timings: pd.DataFrame) -> tuple[pd.DataFrame,
+                                                                          pd.DataFrame]:
+    """Fig. 8's tables: iterations and noise (mean, std, R per condition and ε), and the
+    wall-clock medians (mean, std, R of the per-repetition medians)."""
+    keys = ["dataset", "method", "workers", "tasks", "lambda1", "condition", "epsilon", "lambda2"]
+    long = work.melt(id_vars=keys + ["rep"], value_vars=["iterations", "noise"],
+                     var_name="measure")
+    fig8 = summarise(long, keys + ["measure"], "value")
+    times = summarise(timings, keys + ["calls"], "seconds")
+    return fig8, times
