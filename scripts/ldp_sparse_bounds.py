@@ -10,18 +10,18 @@ logger = log_to(snakemake.log[0])  # noqa: F821
 
 import pandas as pd  # noqa: E402
 
-from crowdpriv.ldp_sparse import bounds_table, markdown_table, round_floats  # noqa: E402
+from crowdpriv.ldp_sparse import bounds_table  # noqa: E402
+from crowdpriv.runtime import write_csv, write_markdown  # noqa: E402
 
 frames = []
 for path in snakemake.input:  # noqa: F821
     df = pd.read_csv(path)
     if "dataset" in df:
-        df["setting"] = df["dataset"] + f" (real)"
+        df["setting"] = df["dataset"] + " (real)"
     else:
         df["setting"] = df["workers"].astype(str) + "x" + df["tasks"].astype(str) + " synthetic"
     frames.append(df)
 table = bounds_table(pd.concat(frames, ignore_index=True), snakemake.params.paper_bounds)  # noqa: F821
-round_floats(table).to_csv(snakemake.output.csv, index=False)  # noqa: F821
-with open(snakemake.output.md, "w") as fh:  # noqa: F821
-    fh.write("LDP-sparse Theorems 2/3/5: bounds on E[MAE] vs simulated mean MAE_P\n\n")
-    fh.write(markdown_table(table))
+write_csv(table, snakemake.output.csv)  # noqa: F821
+write_markdown(table, snakemake.output.md,  # noqa: F821
+               title="LDP-sparse Theorems 2/3/5: bounds on E[MAE] vs simulated mean MAE_P")

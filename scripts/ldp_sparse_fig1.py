@@ -13,9 +13,9 @@ import pandas as pd  # noqa: E402
 from crowdpriv.ldp_sparse import (  # noqa: E402
     answer_distribution,
     plot_answer_distribution,
-    round_floats,
     save_figure,
 )
+from crowdpriv.runtime import write_csv  # noqa: E402
 from crowdpriv.tables import claims_to_matrix, read_claims, read_truth  # noqa: E402
 
 p = snakemake.params  # noqa: F821
@@ -27,7 +27,7 @@ for ds, claims, truth in zip(p.datasets, snakemake.input.claims, snakemake.input
     d.insert(0, "dataset", ds)
     frames.append(d)
 dist = pd.concat(frames, ignore_index=True)
-round_floats(dist).to_csv(snakemake.output.csv, index=False)  # noqa: F821
+write_csv(dist, snakemake.output.csv)  # noqa: F821
 fig = plot_answer_distribution(
     dist, title="LDP-sparse Fig. 1: answer distribution of the real datasets"
 )

@@ -2,7 +2,7 @@
 the MF sensitivity to d and a ridge term (not in the paper).
 
 Adapter: concatenates the per-point repetition CSVs, summarises them (mean, std, R per point and
-method, ``crowdpriv.ldp_sparse.summarise``) and draws the figure (PNG and SVG).
+method, ``crowdpriv.ldp_sparse.summarise`` = the shared aggregator) and draws the figure (PNG and SVG).
 """
 
 from crowdpriv.runtime import log_to
@@ -11,7 +11,8 @@ logger = log_to(snakemake.log[0])  # noqa: F821
 
 import pandas as pd  # noqa: E402
 
-from crowdpriv.ldp_sparse import plot_panels, round_floats, save_figure, summarise  # noqa: E402
+from crowdpriv.ldp_sparse import plot_panels, save_figure, summarise  # noqa: E402
+from crowdpriv.runtime import write_csv  # noqa: E402
 
 p = snakemake.params  # noqa: F821
 raw = pd.concat([pd.read_csv(f) for f in snakemake.input], ignore_index=True)  # noqa: F821
@@ -24,7 +25,7 @@ order = {m: i for i, m in enumerate(p.methods)}
 summary = summary.sort_values(
     [p.panel, p.x, "method"], key=lambda s: s.map(lambda v: order.get(v, len(order))) if s.name == "method" else s
 ).reset_index(drop=True)
-round_floats(summary).to_csv(snakemake.output.csv, index=False)  # noqa: F821
+write_csv(summary, snakemake.output.csv)  # noqa: F821
 
 
 def label(v):

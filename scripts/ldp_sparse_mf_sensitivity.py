@@ -8,7 +8,8 @@ from crowdpriv.runtime import log_to
 
 logger = log_to(snakemake.log[0])  # noqa: F821
 
-from crowdpriv.ldp_sparse import round_floats, run_mf_sensitivity  # noqa: E402
+from crowdpriv.ldp_sparse import run_mf_sensitivity  # noqa: E402
+from crowdpriv.runtime import write_csv  # noqa: E402
 
 p = snakemake.params  # noqa: F821
 exp, common = p.experiment, p.common
@@ -27,4 +28,4 @@ raw = run_mf_sensitivity(
     inference=common["inference"],
     max_batch_cells=common["max_batch_cells"],
 )
-round_floats(raw).to_csv(snakemake.output[0], index=False)  # noqa: F821
+write_csv(raw, snakemake.output[0])  # noqa: F821

@@ -8,7 +8,8 @@ from crowdpriv.runtime import log_to
 
 logger = log_to(snakemake.log[0])  # noqa: F821
 
-from crowdpriv.ldp_sparse import round_floats, run_real_dataset  # noqa: E402
+from crowdpriv.ldp_sparse import run_real_dataset  # noqa: E402
+from crowdpriv.runtime import write_csv  # noqa: E402
 from crowdpriv.tables import claims_to_matrix, read_claims, read_truth  # noqa: E402
 
 p = snakemake.params  # noqa: F821
@@ -24,7 +25,7 @@ raw = run_real_dataset(
     truth,
     dataset=snakemake.wildcards.dataset,  # noqa: F821
     epsilons=p.experiment["epsilons"],
-    methods=p.common["methods_real"],
+    methods=p.experiment["methods"],
     repetitions=p.common["repetitions"],
     seed=p.seed,
     domain_size=p.common["real_domain_size"],
@@ -34,4 +35,4 @@ raw = run_real_dataset(
     max_batch_cells=p.common["max_batch_cells"],
 )
 logger.info("%d rows", len(raw))
-round_floats(raw).to_csv(snakemake.output[0], index=False)  # noqa: F821
+write_csv(raw, snakemake.output[0])  # noqa: F821

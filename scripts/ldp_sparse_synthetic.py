@@ -8,7 +8,8 @@ from crowdpriv.runtime import log_to
 
 logger = log_to(snakemake.log[0])  # noqa: F821
 
-from crowdpriv.ldp_sparse import round_floats, run_synthetic_point  # noqa: E402
+from crowdpriv.ldp_sparse import run_synthetic_point  # noqa: E402
+from crowdpriv.runtime import write_csv  # noqa: E402
 
 p = snakemake.params  # noqa: F821
 exp = p.experiment
@@ -18,7 +19,7 @@ raw = run_synthetic_point(
     n_tasks=exp["tasks"],
     sparsity=float(snakemake.wildcards.sparsity),  # noqa: F821
     epsilons=exp["epsilons"],
-    methods=p.common["methods_synthetic"],
+    methods=exp["methods"],
     repetitions=p.common["repetitions"],
     seed=p.seed,
     domain_size=p.common["synthetic_domain_size"],
@@ -29,4 +30,4 @@ raw = run_synthetic_point(
     max_batch_cells=p.common["max_batch_cells"],
 )
 logger.info("%d rows", len(raw))
-round_floats(raw).to_csv(snakemake.output[0], index=False)  # noqa: F821
+write_csv(raw, snakemake.output[0])  # noqa: F821

@@ -10,10 +10,10 @@ logger = log_to(snakemake.log[0])  # noqa: F821
 
 import pandas as pd  # noqa: E402
 
-from crowdpriv.ldp_sparse import dataset_table, markdown_table, round_floats  # noqa: E402
+from crowdpriv.ldp_sparse import dataset_table  # noqa: E402
+from crowdpriv.runtime import write_csv, write_markdown  # noqa: E402
 
 table = dataset_table(pd.read_csv(snakemake.input[0]), snakemake.params.datasets)  # noqa: F821
-round_floats(table).to_csv(snakemake.output.csv, index=False)  # noqa: F821
-with open(snakemake.output.md, "w") as fh:  # noqa: F821
-    fh.write("LDP-sparse Table II: details of the real-world datasets (ours vs paper_*)\n\n")
-    fh.write(markdown_table(table, digits=6))
+write_csv(table, snakemake.output.csv)  # noqa: F821
+write_markdown(table, snakemake.output.md,  # noqa: F821
+               title="LDP-sparse Table II: details of the real-world datasets (ours vs paper_*)")

@@ -214,7 +214,8 @@ def test_paired_tables_and_labels():
     assert list(paired(df[df["p"] == 0.1], [], across="method", value="ISE")) == ["all"]
     with pytest.raises(ValueError, match="lack a value"):
         paired(df.iloc[:-1], ["p"], across="method", value="ISE")
-    assert cell_label(["sparsity", "ε", "dataset"], [0.9, 1.0, "web"]) == "sparsity 0.9, ε 1, dataset web"
+    assert cell_label(["sparsity", "epsilon", "dataset"], [0.9, 1.0, "web"]) == (
+        "sparsity 0.9, ε 1, dataset web")
 
 
 def test_rate_claims_need_enough_repetitions_to_show_a_tail_is_small():

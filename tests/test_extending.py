@@ -113,10 +113,10 @@ def test_add_a_mechanism(root, tmp_path, mirror):
 @pytest.mark.e2e
 def test_unknown_mechanism_is_a_clear_error(root, tmp_path, mirror):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("ldp_sparse:\n  methods_synthetic: [LP, RRR]\n")
+    bad.write_text("ldp_sparse:\n  fig2: {methods: [LP, RRR]}\n")
     run = _snakemake(root, tmp_path / "w", mirror, "-n", overrides=[str(bad)])
     assert run.returncode != 0
-    assert "ldp_sparse.methods_synthetic names unknown mechanism(s) ['RRR']" in run.stdout + run.stderr
+    assert "ldp_sparse.fig2.methods names unknown mechanism(s) ['RRR']" in run.stdout + run.stderr
 
 
 def test_example_mechanism_keeps_nulls_and_its_probability():

@@ -332,6 +332,7 @@ def test_summarise_mean_std_r():
         mae_original=[0.0] * 3, mae_perturbed=[1.0, 2.0, 3.0], bound=[5.0] * 3))
     s = L.summarise(raw, ["method", "epsilon"])
     assert s.loc[0, "mean"] == 2.0 and s.loc[0, "std"] == 1.0 and s.loc[0, "R"] == 3
+    assert s.loc[0, "bound_mean"] == 5.0 and s.loc[0, "mae_perturbed_mean"] == 2.0
 
 
 def test_answer_distribution_counts():
@@ -346,44 +347,6 @@ def test_answer_distribution_counts():
     assert list(gold) == [1, 1, 0]  # the third task has no gold
 
 
-def test_round_floats_ten_significant_digits():
-    df = __import__("pandas").DataFrame({"x": [1.23456789012345, 0.000123456789012345, np.nan]})
-    out = L.round_floats(df)
-    assert out["x"][0] == pytest.approx(1.234567890, abs=1e-12)
-    assert out["x"][1] == pytest.approx(0.0001234567890, rel=1e-12)
-    assert np.isnan(out["x"][2])
-
-
-def _summary(rows):
-    return __import__("pandas").DataFrame(rows, columns=["sparsity", "epsilon", "method", "mean"])
-
-
-def test_evaluate_claims_decides_from_numbers():
-    fig2 = _summary([
-        (s, e, m, v) for s in (0.5, 0.9) for e, lp, rr, mf in
-        ((0.1, 5.0, 3.0, 0.3), (1.0, 2.0, 2.0, 0.2), (2.0, 2.0, 1.0, 0.2))
-        for m, v in (("LP", lp), ("RR", rr), ("MF", mf))
-    ])
-    fig3 = _summary([
-        (s, e, m, v) for e in (0.1, 1.0) for s, lp, rr, mf in
-        ((0.1, 1.0, 1.0, 0.3), (0.9, 3.0, 3.0, 0.35))
-        for m, v in (("LP", lp), ("RR", rr), ("MF", mf))
-    ])
-    claims = L.evaluate_claims(fig2, fig3, fig3, None).set_index("claim")["status"]
-    assert claims.filter(like="smallest").iloc[0] == "holds"
-    assert claims.filter(like="never exceeds 0.5").iloc[0] == "holds"
-    assert claims.filter(like="LP drops").iloc[0] == "holds"
-    assert claims.filter(like="RR's MAE change keeps").iloc[0] == "holds"
-    assert claims.filter(like="insensitive").iloc[0] == "holds"
-    assert claims.filter(like="2-Layer").iloc[0] == "not testable"
-    # make MF exceed 0.5 and RR increase: both claims flip to fails
-    fig3.loc[fig3["method"] == "MF", "mean"] = 0.9
-    fig2.loc[(fig2["method"] == "RR") & (fig2["epsilon"] == 2.0), "mean"] = 4.0
-    claims = L.evaluate_claims(fig2, fig3, fig3, None).set_index("claim")["status"]
-    assert claims.filter(like="never exceeds 0.5").iloc[0] == "fails"
-    assert claims.filter(like="RR's MAE change keeps").iloc[0] == "fails"
-
-
 def test_dataset_table_and_markdown():
     pd = __import__("pandas")
     stats = pd.DataFrame(dict(
@@ -393,8 +356,6 @@ def test_dataset_table_and_markdown():
     t = L.dataset_table(stats)
     assert list(t["paper_workers"]) == [34, 825]
     assert t["paper_tasks"].isna().all()
-    md = L.markdown_table(t)
-    assert md.count("\n") == 4 and md.startswith("| dataset |")
     with pytest.raises(ValueError, match="web"):
         L.dataset_table(stats[stats["dataset"] != "web"])
 
@@ -412,15 +373,6 @@ def test_lp_bound_in_experiments_uses_the_configured_null_fill():
         truth=ds.truth, domain_size=10, epsilon=1.0, null_mean=0.0,
     )
     assert out["bound"].iloc[0] == pytest.approx(expect, rel=1e-9)
-
-
-def test_evaluate_claims_without_mf_is_not_testable_for_insensitivity():
-    fig = _summary([
-        (s, e, m, v) for e in (0.1, 1.0) for s in (0.1, 0.9)
-        for m, v in (("LP", 1.0 + s), ("RR", 2.0 + s))
-    ])
-    claims = L.evaluate_claims(fig, fig, fig, None).set_index("claim")["status"]
-    assert claims.filter(like="insensitive").iloc[0] == "not testable"
 
 
 def test_mf_objective_noise_is_laplace_domain_over_epsilon():

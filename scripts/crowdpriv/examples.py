@@ -11,7 +11,7 @@ Enable it with ``config/examples/add_mechanism.yaml``::
     ldp_sparse:
       mechanisms:
         extra: {RR-answers-only: "crowdpriv.examples:rr_answers_only"}
-      methods_synthetic: [LP, RR, MF, RR-answers-only]
+      fig2: {methods: [LP, RR, MF, RR-answers-only]}
 """
 
 from __future__ import annotations

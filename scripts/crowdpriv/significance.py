@@ -299,9 +299,13 @@ def _value_text(value: object) -> str:
     return str(value)
 
 
+#: How key names read in a cell label.
+_LABELS = {"epsilon": "ε"}
+
+
 def cell_label(names: tuple | list, values: tuple | list) -> str:
     """``"sparsity 0.9, ε 0.1"`` from the cell's key names and values."""
-    return ", ".join(f"{n} {_value_text(v)}" for n, v in zip(names, values))
+    return ", ".join(f"{_LABELS.get(n, n)} {_value_text(v)}" for n, v in zip(names, values))
 
 
 def paired(df, cells: list[str], *, across: str, value: str, rep: str = "rep") -> dict:

@@ -42,6 +42,8 @@ def check_dataset_names():
         "pptd.fig6.dataset": [config["pptd"]["fig6"]["dataset"]],
         "pptd.fig7.dataset": [config["pptd"]["fig7"]["dataset"]],
         "ldp_sparse.fig5.datasets": config["ldp_sparse"]["fig5"]["datasets"],
+        "ldp_sparse.fig1.datasets": config["ldp_sparse"]["fig1"]["datasets"],
+        "ldp_sparse.table2.datasets": config["ldp_sparse"]["table2"]["datasets"],
     }
     for key, names in named.items():
         unknown = [name for name in names if name not in DATASETS]
@@ -52,12 +54,12 @@ def check_dataset_names():
             )
     ldp = config["ldp_sparse"]
     methods = ["LP", "RR", "MF", "2-Layer", *ldp["mechanisms"].get("extra", {})]
-    for key in ("methods_synthetic", "methods_real"):
-        unknown = [m for m in ldp[key] if m not in methods]
+    for fig in ("fig2", "fig3", "fig4", "fig5"):
+        unknown = [m for m in ldp[fig]["methods"] if m not in methods]
         if unknown:
             raise ValueError(
-                f"ldp_sparse.{key} names unknown mechanism(s) {unknown}; known: {methods} "
-                "(add your own under ldp_sparse.mechanisms.extra)"
+                f"ldp_sparse.{fig}.methods names unknown mechanism(s) {unknown}; known: "
+                f"{methods} (add your own under ldp_sparse.mechanisms.extra)"
             )
 
 

@@ -66,19 +66,29 @@ register_paper(
         ),
     ],
 )
-# Settings shared by every experiment (a change re-runs all of them; a figure's own block only it).
-LDP_COMMON = {
-    k: v
-    for k, v in LDP.items()
-    if k
-    not in (
-        "fig2",
-        "fig3",
-        "fig4",
-        "fig5",
-        "mf_sensitivity",
-        "paper_bounds",
-        "claims_tolerance",
+#: Settings every synthetic job reads (a change re-runs them all; a figure's own block only it).
+LDP_SYNTHETIC_COMMON = {
+    k: LDP[k]
+    for k in (
+        "repetitions",
+        "synthetic_domain_size",
+        "d",
+        "generator",
+        "mechanisms",
+        "inference",
+        "max_batch_cells",
+    )
+}
+#: Settings every real-data job reads.
+LDP_REAL_COMMON = {
+    k: LDP[k]
+    for k in (
+        "repetitions",
+        "real_domain_size",
+        "d",
+        "mechanisms",
+        "inference",
+        "max_batch_cells",
     )
 }
 
@@ -103,7 +113,7 @@ rule ldp_sparse_synthetic:
         experiment=lambda w: {
             k: v for k, v in LDP[w.experiment].items() if k != "sparsities"
         },
-        common=LDP_COMMON,
+        common=LDP_SYNTHETIC_COMMON,
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_synthetic.py"
@@ -124,8 +134,8 @@ rule ldp_sparse_real:
     resources:
         mem_mb=2000,
     params:
-        experiment=LDP["fig5"],
-        common=LDP_COMMON,
+        experiment={k: v for k, v in LDP["fig5"].items() if k != "datasets"},
+        common=LDP_REAL_COMMON,
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_real.py"
@@ -135,10 +145,10 @@ rule ldp_sparse_table2:
     input:
         "results/datasets/stats.csv",
     output:
-        csv=report(
+        csv=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/table2_datasets.csv",
             caption="../report/ldp_sparse/table2_datasets.rst",
-            category="LDP-sparse",
             subcategory="Table II",
         ),
         md=f"{LDP_OUT}/table2_datasets.md",
@@ -148,21 +158,21 @@ rule ldp_sparse_table2:
     conda:
         CONDA_ENV
     params:
-        datasets=LDP["fig5"]["datasets"],
+        datasets=LDP["table2"]["datasets"],
     script:
         "../../scripts/ldp_sparse_table2.py"
 
 
 rule ldp_sparse_fig1:
     input:
-        claims=[processed(ds) for ds in LDP["fig5"]["datasets"]],
-        truth=[processed(ds, "truth") for ds in LDP["fig5"]["datasets"]],
+        claims=[processed(ds) for ds in LDP["fig1"]["datasets"]],
+        truth=[processed(ds, "truth") for ds in LDP["fig1"]["datasets"]],
     output:
         csv=f"{LDP_OUT}/fig1_answer_distribution.csv",
-        png=report(
+        png=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/fig1_answer_distribution.png",
             caption="../report/ldp_sparse/fig1_answer_distribution.rst",
-            category="LDP-sparse",
             subcategory="Figure 1",
         ),
         svg=f"{LDP_OUT}/fig1_answer_distribution.svg",
@@ -172,7 +182,7 @@ rule ldp_sparse_fig1:
     conda:
         CONDA_ENV
     params:
-        datasets=LDP["fig5"]["datasets"],
+        datasets=LDP["fig1"]["datasets"],
         domain_size=LDP["real_domain_size"],
     script:
         "../../scripts/ldp_sparse_fig1.py"
@@ -186,10 +196,10 @@ rule ldp_sparse_fig2:
         ),
     output:
         csv=f"{LDP_OUT}/fig2_mae_vs_epsilon.csv",
-        png=report(
+        png=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/fig2_mae_vs_epsilon.png",
             caption="../report/ldp_sparse/fig2_mae_vs_epsilon.rst",
-            category="LDP-sparse",
             subcategory="Figure 2",
         ),
         svg=f"{LDP_OUT}/fig2_mae_vs_epsilon.svg",
@@ -199,7 +209,7 @@ rule ldp_sparse_fig2:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["methods_synthetic"],
+        methods=LDP["fig2"]["methods"],
         panel="sparsity",
         x="epsilon",
         panel_label="sparsity = {:g}",
@@ -220,10 +230,10 @@ rule ldp_sparse_fig3:
         ),
     output:
         csv=f"{LDP_OUT}/fig3_mae_vs_sparsity.csv",
-        png=report(
+        png=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/fig3_mae_vs_sparsity.png",
             caption="../report/ldp_sparse/fig3_mae_vs_sparsity.rst",
-            category="LDP-sparse",
             subcategory="Figure 3",
         ),
         svg=f"{LDP_OUT}/fig3_mae_vs_sparsity.svg",
@@ -233,7 +243,7 @@ rule ldp_sparse_fig3:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["methods_synthetic"],
+        methods=LDP["fig3"]["methods"],
         panel="epsilon",
         x="sparsity",
         panel_label="ε = {:g}",
@@ -254,10 +264,10 @@ rule ldp_sparse_fig4:
         ),
     output:
         csv=f"{LDP_OUT}/fig4_mae_vs_sparsity_large.csv",
-        png=report(
+        png=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/fig4_mae_vs_sparsity_large.png",
             caption="../report/ldp_sparse/fig4_mae_vs_sparsity_large.rst",
-            category="LDP-sparse",
             subcategory="Figure 4",
         ),
         svg=f"{LDP_OUT}/fig4_mae_vs_sparsity_large.svg",
@@ -267,7 +277,7 @@ rule ldp_sparse_fig4:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["methods_synthetic"],
+        methods=LDP["fig4"]["methods"],
         panel="epsilon",
         x="sparsity",
         panel_label="ε = {:g}",
@@ -285,10 +295,10 @@ rule ldp_sparse_fig5:
         [f"{LDP_OUT}/raw/fig5/{ds}.csv" for ds in LDP["fig5"]["datasets"]],
     output:
         csv=f"{LDP_OUT}/fig5_mae_vs_epsilon_real.csv",
-        png=report(
+        png=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/fig5_mae_vs_epsilon_real.png",
             caption="../report/ldp_sparse/fig5_mae_vs_epsilon_real.rst",
-            category="LDP-sparse",
             subcategory="Figure 5",
         ),
         svg=f"{LDP_OUT}/fig5_mae_vs_epsilon_real.svg",
@@ -298,7 +308,7 @@ rule ldp_sparse_fig5:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["methods_real"],
+        methods=LDP["fig5"]["methods"],
         panel="dataset",
         x="epsilon",
         panel_label="{}",
@@ -319,7 +329,8 @@ rule ldp_sparse_mf_sensitivity_raw:
         CONDA_ENV
     params:
         experiment=LDP["mf_sensitivity"],
-        common=LDP_COMMON,
+        # it sweeps d itself
+        common={k: v for k, v in LDP_SYNTHETIC_COMMON.items() if k != "d"},
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_mf_sensitivity.py"
@@ -330,10 +341,10 @@ rule ldp_sparse_mf_sensitivity:
         rules.ldp_sparse_mf_sensitivity_raw.output,
     output:
         csv=f"{LDP_OUT}/mf_sensitivity.csv",
-        png=report(
+        png=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/mf_sensitivity.png",
             caption="../report/ldp_sparse/mf_sensitivity.rst",
-            category="LDP-sparse",
             subcategory="MF sensitivity (not in the paper)",
         ),
         svg=f"{LDP_OUT}/mf_sensitivity.svg",
@@ -366,10 +377,10 @@ rule ldp_sparse_bounds:
         rules.ldp_sparse_fig4.output.csv,
         rules.ldp_sparse_fig5.output.csv,
     output:
-        csv=report(
+        csv=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/bounds.csv",
             caption="../report/ldp_sparse/bounds.rst",
-            category="LDP-sparse",
             subcategory="Theorems 2, 3, 5",
         ),
         md=f"{LDP_OUT}/bounds.md",
@@ -379,33 +390,37 @@ rule ldp_sparse_bounds:
     conda:
         CONDA_ENV
     params:
-        paper_bounds=LDP["paper_bounds"],
+        paper_bounds=LDP["bounds"]["paper"],
     script:
         "../../scripts/ldp_sparse_bounds.py"
 
 
 rule ldp_sparse_claims:
     input:
-        fig2=rules.ldp_sparse_fig2.output.csv,
-        fig3=rules.ldp_sparse_fig3.output.csv,
-        fig4=rules.ldp_sparse_fig4.output.csv,
-        fig5=rules.ldp_sparse_fig5.output.csv,
+        # the per-repetition results behind each figure
+        fig2=rules.ldp_sparse_fig2.input,
+        fig3=rules.ldp_sparse_fig3.input,
+        fig4=rules.ldp_sparse_fig4.input,
+        fig5=rules.ldp_sparse_fig5.input,
         bounds=rules.ldp_sparse_bounds.output.csv,
         fig1=rules.ldp_sparse_fig1.output.csv,
     output:
-        report(
+        csv=paper_report(
+            "ldp_sparse",
             f"{LDP_OUT}/claims.csv",
             caption="../report/ldp_sparse/claims.rst",
-            category="LDP-sparse",
             subcategory="Claims",
         ),
+        md=f"{LDP_OUT}/claims.md",
     log:
         "results/logs/ldp_sparse/claims.log",
     localrule: True
     conda:
         CONDA_ENV
     params:
-        tolerance=LDP["claims_tolerance"],
+        thresholds=LDP["claims"],
+        significance=config["claims"],
+        figures=lambda w: [f["label"] for f in PAPERS["ldp_sparse"]["figures"]],
     script:
         "../../scripts/ldp_sparse_claims.py"
 

@@ -4,6 +4,8 @@ Core of the reproduction: truth inference (Alg. 1), the LP/RR/MF/2-Layer perturb
 theorem bounds, the synthetic generator and the experiment drivers. Plain numpy.
 """
 
+from ._claims import *  # noqa: F401,F403
+from ._claims import __all__ as _c
 from ._bounds import *  # noqa: F401,F403
 from ._bounds import __all__ as _b
 from ._experiments import *  # noqa: F401,F403
@@ -17,4 +19,4 @@ from ._plots import __all__ as _p
 from ._synthetic import *  # noqa: F401,F403
 from ._synthetic import __all__ as _s
 
-__all__ = [*_i, *_m, *_b, *_s, *_e, *_p]
+__all__ = [*_i, *_m, *_b, *_s, *_e, *_p, *_c]

@@ -1,5 +1,5 @@
 """Experiment drivers of LDP-sparse Sec. VI: synthetic sweeps (Fig. 2-4), real data (Fig. 5),
-answer distributions (Fig. 1), summaries, the bounds table and the claims of Sec. VI.
+answer distributions (Fig. 1), summaries and the bounds table (the claims: ``_claims.py``).
 
 Every stochastic step draws from ``derive_rng(seed, "ldp_sparse", experiment, point, rep, ...)``
 so a point's numbers do not depend on which other points or repetitions are run with it.
@@ -8,13 +8,12 @@ so a point's numbers do not depend on which other points or repetitions are run 
 from __future__ import annotations
 
 import importlib
-import re
 
 import numpy as np
 import pandas as pd
 
 from crowdpriv._checks import check_int_at_least, check_positive
-from crowdpriv.runtime import markdown_table as _markdown_table
+from crowdpriv.aggregate import summarise as aggregate
 from crowdpriv.seeds import derive_rng
 
 from ._bounds import lp_error_bound, mf_error_bound, paper_example_bounds, rr_error_bound
@@ -38,9 +37,6 @@ __all__ = [
     "summarise",
     "answer_distribution",
     "bounds_table",
-    "evaluate_claims",
-    "round_floats",
-    "markdown_table",
     "dataset_table",
 ]
 
@@ -317,19 +313,11 @@ def run_mf_sensitivity(
 
 
 def summarise(raw: pd.DataFrame, by) -> pd.DataFrame:
-    """Mean, standard deviation (ddof=1) and R of the MAE change per point and method.
-
-    Also carries the means of MAE_O, MAE_P and of the theorem bound.
-    """
-    by = list(by)
-    g = raw.groupby(by, sort=True)
-    out = g["mae_change"].agg(mean="mean", std="std", R="count").reset_index()
-    out["mae_original_mean"] = g["mae_original"].mean().to_numpy()
-    out["mae_perturbed_mean"] = g["mae_perturbed"].mean().to_numpy()
-    out["bound_mean"] = g["bound"].mean().to_numpy()
-    if "mae_zero" in raw:
-        out["mae_zero_mean"] = g["mae_zero"].mean().to_numpy()
-    return out
+    """Mean, standard deviation (ddof=1; NaN when R = 1) and R of the MAE change per point and
+    method (:func:`crowdpriv.aggregate.summarise`), with the means of MAE_O, MAE_P, the
+    theorem bound and the all-zero reference."""
+    means = [c for c in ("mae_original", "mae_perturbed", "bound", "mae_zero") if c in raw]
+    return aggregate(raw, by, "mae_change", means=means, sort=True)
 
 
 def answer_distribution(answers, truth, *, domain_size: int = 5) -> pd.DataFrame:
@@ -394,28 +382,6 @@ def bounds_table(summaries: pd.DataFrame, paper_examples: dict | None = None) ->
     return out
 
 
-def round_floats(df: pd.DataFrame, digits: int = 10) -> pd.DataFrame:
-    """Round float columns to ``digits`` significant digits (byte-stable CSVs)."""
-    out = df.copy()
-    for col in out.columns:
-        if pd.api.types.is_float_dtype(out[col]):
-            x = out[col].to_numpy(dtype=np.float64)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mag = np.where((x != 0) & np.isfinite(x), np.floor(np.log10(np.abs(x))), 0)
-                scale = 10.0 ** (digits - 1 - mag)
-                out[col] = np.where(np.isfinite(x), np.round(x * scale) / scale, x)
-    return out
-
-
-def _fmt(x):
-    return f"{x:.3g}"
-
-
-def markdown_table(df: pd.DataFrame, *, digits: int = 4) -> str:
-    """A Markdown table of ``df`` ending in a newline (:func:`crowdpriv.runtime.markdown_table`)."""
-    return _markdown_table(df, digits=digits) + "\n"
-
-
 def dataset_table(stats: pd.DataFrame, datasets=("web", "adultcontent")) -> pd.DataFrame:
     """LDP-sparse Table II from the foundation's dataset statistics, ours beside the paper's.
 
@@ -434,188 +400,3 @@ def dataset_table(stats: pd.DataFrame, datasets=("web", "adultcontent")) -> pd.D
         out[name] = sub[col].to_numpy()
         out[f"paper_{name}"] = sub.get(f"paper_{col}", pd.Series(np.nan, index=sub.index)).to_numpy()
     return out
-
-
-def evaluate_claims(
-    fig2, fig3, fig4, fig5, *, tolerance: float = 0.0, bounds=None, fig1=None
-) -> pd.DataFrame:
-    """Decide the qualitative claims of LDP-sparse Sec. VI from the figure summaries.
-
-    Each summary has columns sparsity, epsilon, method, mean (MAE change) (and dataset for
-    ``fig5``). ``tolerance`` is the slack allowed in monotonicity checks (MAE-change units).
-    Returns rows (claim, status, evidence) with status holds / fails / not testable.
-    """
-    rows = []
-
-    def add(claim, ok, evidence, figure=None):
-        # the paper's figure the claim is read from: "(Fig. N" in its text, unless given
-        if figure is None:
-            match = re.search(r"\(Fig\. (\d)", claim)
-            figure = f"Fig. {match.group(1)}" if match else ""
-        status = "not testable" if ok is None else ("holds" if ok else "fails")
-        rows.append(dict(claim=claim, figure=figure, status=status, evidence=evidence))
-
-    def piv(df, index, cols="method"):
-        return df.pivot_table(index=index, columns=cols, values="mean", aggfunc="first")
-
-    # 1. MF smallest in most settings (all synthetic + real points).
-    wins, total, where_not = 0, 0, []
-    for name, df, idx in (("fig2", fig2, ["sparsity", "epsilon"]), ("fig3", fig3, ["sparsity", "epsilon"]),
-                          ("fig4", fig4, ["sparsity", "epsilon"]), ("fig5", fig5, ["dataset", "epsilon"])):
-        if df is None or df.empty or "MF" not in set(df["method"]):
-            continue
-        p = piv(df, idx)
-        best = p.idxmin(axis=1)
-        wins += int((best == "MF").sum())
-        total += len(best)
-        where_not += [f"{name}{k}: {b}" for k, b in best[best != "MF"].items()][:4]
-    add("MF has the smallest MAE change in most settings (Sec. VI-C, VI-D)",
-        None if total == 0 else wins > total / 2,
-        f"MF smallest at {wins}/{total} points" + (f"; e.g. not at {'; '.join(where_not)}" if where_not else ""),
-        "Figs. 2-5")
-
-    # 2. MF never exceeds 0.5 even at sparsity 0.9 (Fig. 3, 2000 x 200).
-    mf3 = fig3[fig3["method"] == "MF"] if fig3 is not None else None
-    if mf3 is None or mf3.empty:
-        add("MF's MAE change never exceeds 0.5, even at sparsity 0.9 (Fig. 3)", None, "no MF points")
-    else:
-        worst = mf3.loc[mf3["mean"].idxmax()]
-        add("MF's MAE change never exceeds 0.5, even at sparsity 0.9 (Fig. 3)",
-            bool(mf3["mean"].max() <= 0.5),
-            f"max MF MAE change {_fmt(worst['mean'])} at sparsity {worst['sparsity']:g}, "
-            f"eps {worst['epsilon']:g}; at sparsity 0.9: "
-            + ", ".join(f"eps {e:g}: {_fmt(v)}" for e, v in
-                        mf3[np.isclose(mf3['sparsity'], 0.9)][["epsilon", "mean"]].itertuples(index=False)))
-
-    # 3. LP drops from eps 0.1 to 1 then stays flat (Fig. 2).
-    lp = fig2[fig2["method"] == "LP"]
-    ok_all, ev = [], []
-    for s, g in lp.groupby("sparsity"):
-        g = g.set_index("epsilon")["mean"].sort_index()
-        if not ({0.1, 1.0} <= set(np.round(g.index, 12))) or (g.index > 1).sum() < 1:
-            continue
-        drop = g.loc[0.1] - g.loc[1.0]
-        after = g[g.index >= 1.0]
-        spread = after.max() - after.min()
-        ok_all.append(drop > 0 and spread < 0.5 * drop)
-        ev.append(f"sparsity {s:g}: drop 0.1->1 = {_fmt(drop)}, range over eps>=1 = {_fmt(spread)}")
-    add("LP drops sharply from eps = 0.1 to 1, then stays flat (Fig. 2)",
-        None if not ok_all else all(ok_all), "; ".join(ev) + " (flat: range < half the drop)" if ev else "eps 0.1/1 not in sweep")
-
-    # 4. RR keeps decreasing with eps (Fig. 2).
-    rr = fig2[fig2["method"] == "RR"]
-    ok_all, ev = [], []
-    for s, g in rr.groupby("sparsity"):
-        g = g.set_index("epsilon")["mean"].sort_index()
-        diffs = np.diff(g.to_numpy())
-        ok_all.append(bool((diffs <= tolerance).all()) and g.iloc[-1] < g.iloc[0])
-        ev.append(f"sparsity {s:g}: " + " > ".join(_fmt(x) for x in g.to_numpy()))
-    add("RR's MAE change keeps decreasing as eps grows (Fig. 2)", None if not ok_all else all(ok_all),
-        "; ".join(ev))
-
-    # 5. MF insensitive to sparsity; LP and RR grow with it (Fig. 3).
-    ok_all, ev = [], []
-    for e, g in fig3.groupby("epsilon"):
-        p = piv(g, "sparsity").sort_index()
-        if "MF" not in p:  # the claim is about MF: without it, not testable
-            continue
-        mf_range = p["MF"].max() - p["MF"].min()
-        for meth in ("LP", "RR"):
-            if meth in p:
-                grow = p[meth].iloc[-1] - p[meth].iloc[0]
-                ok_all.append(grow > 0 and grow > mf_range)
-                ev.append(f"eps {e:g}: {meth} {_fmt(p[meth].iloc[0])}->{_fmt(p[meth].iloc[-1])}")
-        ev.append(f"eps {e:g}: MF range {_fmt(mf_range)}")
-    add("MF is insensitive to sparsity while LP and RR grow with it (Fig. 3)",
-        None if not ok_all else all(ok_all),
-        "; ".join(ev) + " (holds if LP and RR grow from the lowest to the highest sparsity by more than MF's range)")
-
-    # 6. 10,000 x 1,000 resembles 2,000 x 200 (Fig. 4 vs Fig. 3).
-    if fig4 is None or fig4.empty:
-        add("Results at 10,000 x 1,000 resemble 2,000 x 200 (Fig. 4 vs Fig. 3)", None, "fig4 not run")
-    else:
-        a = piv(fig3, ["sparsity", "epsilon"])
-        b = piv(fig4, ["sparsity", "epsilon"])
-        common = a.index.intersection(b.index)
-        same_rank = (a.loc[common].idxmin(axis=1) == b.loc[common].idxmin(axis=1))
-        diff = (a.loc[common] - b.loc[common]).abs()
-        add("Results at 10,000 x 1,000 resemble 2,000 x 200 (Fig. 4 vs Fig. 3)",
-            bool(same_rank.mean() >= 0.75) if len(common) else None,
-            f"same best method at {int(same_rank.sum())}/{len(common)} common points; "
-            f"median |difference| {_fmt(float(np.nanmedian(diff.to_numpy())))}, "
-            f"max {_fmt(float(np.nanmax(diff.to_numpy())))} (holds if the best method agrees at >= 75%)")
-
-    # 7. LP smaller at eps 0.1 on the larger data (Fig. 4 vs Fig. 3).
-    if fig4 is not None and not fig4.empty:
-        a = piv(fig3[np.isclose(fig3["epsilon"], 0.1)], "sparsity")
-        b = piv(fig4[np.isclose(fig4["epsilon"], 0.1)], "sparsity")
-        common = a.index.intersection(b.index)
-        if "LP" in a and len(common):
-            smaller = (b.loc[common, "LP"] < a.loc[common, "LP"])
-            add("At eps = 0.1, LP's MAE change is smaller on 10,000 x 1,000 than on 2,000 x 200 (Sec. VI-C)",
-                bool(smaller.all()),
-                "; ".join(f"sparsity {s:g}: {_fmt(a.loc[s, 'LP'])} vs {_fmt(b.loc[s, 'LP'])}" for s in common),
-                "Fig. 4")
-
-    # 8. 2-Layer comparable to RR on real data (Fig. 5).
-    if fig5 is None or fig5.empty or not {"RR", "2-Layer"} <= set(fig5["method"]):
-        add("On the real data 2-Layer is comparable to RR (Fig. 5)", None, "RR or 2-Layer not run")
-    else:
-        p = piv(fig5, ["dataset", "epsilon"])
-        rel = (p["2-Layer"] - p["RR"]).abs() / p[["RR", "2-Layer"]].abs().max(axis=1)
-        ev = [f"{ds}: median relative difference {_fmt(g.median())}, max {_fmt(g.max())}"
-              for ds, g in rel.groupby(level=0)]
-        add("On the real data 2-Layer is comparable to RR (Fig. 5)", bool(rel.median() <= 0.25),
-            "; ".join(ev) + " (holds if the median relative difference is <= 25%)")
-
-    # 9. RR on AdultContent drops sharply once eps > 3 (Fig. 5).
-    if fig5 is not None and not fig5.empty and "adultcontent" in set(fig5.get("dataset", [])):
-        g = fig5[(fig5["dataset"] == "adultcontent") & (fig5["method"] == "RR")].set_index("epsilon")["mean"].sort_index()
-        lo, hi = g[g.index <= 3], g[g.index > 3]
-        if len(lo) >= 2 and len(hi) >= 1:
-            slope_lo = (lo.iloc[0] - lo.iloc[-1]) / (lo.index[-1] - lo.index[0])
-            slope_hi = (lo.iloc[-1] - hi.iloc[-1]) / (hi.index[-1] - lo.index[-1])
-            add("On AdultContent RR's MAE change drops sharply once eps > 3 (Fig. 5)",
-                bool(slope_hi > 2 * max(slope_lo, 0)),
-                f"mean drop per unit eps: {_fmt(slope_lo)} up to eps 3, {_fmt(slope_hi)} beyond "
-                "(holds if the drop beyond 3 is more than twice as steep)")
-        else:
-            add("On AdultContent RR's MAE change drops sharply once eps > 3 (Fig. 5)", None,
-                "sweep lacks points on both sides of eps = 3")
-
-    # 12-13. Fig. 1: gold label 0 for > 72 % of tasks; most answers equal the gold label.
-    if fig1 is not None and not fig1.empty:
-        gold = fig1[fig1["truth"] == "task_gold"]
-        share0 = gold[gold["answer"] == 0].set_index("dataset")["fraction"]
-        add("The ground truth of more than 72% of the tasks is 0 in both real datasets (Sec. VI-B)",
-            bool((share0 > 0.72).all()) if len(share0) else None,
-            "; ".join(f"{ds}: {v:.1%} of answered gold tasks have gold 0" for ds, v in share0.items()),
-            "Fig. 1")
-        per = fig1[~fig1["truth"].isin(["all", "task_gold"])].copy()
-        per["correct"] = per["truth"].astype(int) == per["answer"]
-        frac = per[per["correct"]].groupby("dataset")["count"].sum() / per.groupby("dataset")["count"].sum()
-        add("The majority of answers equal the ground truth in both real datasets (Sec. VI-B)",
-            bool((frac > 0.5).all()) if len(frac) else None,
-            "; ".join(f"{ds}: {v:.1%} of answers on gold tasks are correct" for ds, v in frac.items()),
-            "Fig. 1")
-
-    # 10-11. Theorem bounds: paper examples reproduced; simulated MAE_P below the bounds.
-    if bounds is not None and not bounds.empty:
-        ex = bounds[bounds["experiment"] == "paper_example"]
-        diff = (ex["bound"] - ex["paper_bound"]).abs()
-        add("Theorem bounds of the worked examples: LP 14.13, RR 3.551, MF 1.8 (Sec. IV-V)",
-            bool((diff <= 0.01).all()) if diff.notna().all() else None,
-            "; ".join(f"{r.method}: {r.bound:.4g} vs paper {r.paper_bound:.4g}" for r in ex.itertuples()),
-            "Theorems")
-        sim = bounds[bounds["experiment"] != "paper_example"]
-        for meth, g in sim.groupby("method", sort=False):
-            below = g["mae_perturbed_mean"] <= g["bound"]
-            worst = g.loc[(g["mae_perturbed_mean"] - g["bound"]).idxmax()]
-            add(f"Simulated E[MAE] after {meth} stays below its theorem bound (Theorem "
-                f"{ {'LP': 2, 'RR': 3, 'MF': 5}.get(meth, '?') })",
-                bool(below.all()),
-                f"below at {int(below.sum())}/{len(g)} points; largest excess: MAE_P "
-                f"{_fmt(worst['mae_perturbed_mean'])} vs bound {_fmt(worst['bound'])} "
-                f"({worst['experiment']}, {worst['setting']}, sparsity {worst['sparsity']:.3g}, eps {worst['epsilon']:g})",
-                "Theorems")
-    return pd.DataFrame(rows)

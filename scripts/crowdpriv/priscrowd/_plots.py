@@ -111,7 +111,7 @@ def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths):
         ax.scatter(cl["x_normalised"][~low], np.zeros((~low).sum()), marker="o",
                    facecolors="none", edgecolors="m", s=20 + 200 * w[~low])
         ax.scatter(cl["x_normalised"][low], np.zeros(low.sum()), marker="x", color="m", s=25)
-        ax.set_title(f"{_label(ds)}: {d['object'].iloc[0]}", fontsize=8)
+        ax.set_title(f"{_label(ds)}: {d['task'].iloc[0]}", fontsize=8)
         ax.set_xlabel("normalised claim")
     for ax in axes.ravel()[len(cases):]:
         ax.axis("off")
