@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 # Use the local data mirror when it exists; otherwise every raw file is downloaded (sha256-checked).
 MIRROR_ARG := $(if $(wildcard $(MIRROR)),--config mirror_dir=$(abspath $(MIRROR)),--config mirror_dir=)
 
-.PHONY: setup reproduce report test lint clean
+.PHONY: setup reproduce report test lint mutation clean
 
 $(BIN)/.installed: envs/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,9 @@ lint: setup
 test: setup  ## set up, then run the checks and the test suite (unit + end-to-end)
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -q
+
+mutation: setup  ## mutation score of the claims code (not part of make test; ~10 min)
+	$(BIN)/python tests/mutation/mutate.py --jobs $(CORES)
 
 clean:
 	rm -rf results data/raw data/processed .snakemake

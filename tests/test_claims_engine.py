@@ -218,6 +218,35 @@ def test_paired_tables_and_labels():
         "sparsity 0.9, ε 1, dataset web")
 
 
+def test_equivalence_needs_both_sides_within_the_tolerance():
+    from crowdpriv.significance import decide_equivalent
+
+    small = 0.01 * np.sin(np.arange(10.0))
+    assert decide_equivalent({"a": small}, SIGN, tolerance=0.1, difference="d").status == "holds"
+    assert decide_equivalent({"a": small + 0.5}, SIGN, tolerance=0.1,
+                             difference="d").status == "fails"
+    assert decide_equivalent({"a": small - 0.5}, SIGN, tolerance=0.1,
+                             difference="d").status == "fails"
+    spread = np.array([0.3, -0.3] * 5)  # centred, but as often beyond +tol as within
+    assert decide_equivalent({"a": spread}, SIGN, tolerance=0.1,
+                             difference="d").status == "inconclusive"
+    assert decide_equivalent({"a": small, "b": small + 0.5}, SIGN, tolerance=0.1,
+                             difference="d").status == "fails"
+    assert decide_equivalent({"a": small[:3]}, SIGN, tolerance=0.1,
+                             difference="d").status == "inconclusive"
+    assert decide_equivalent({"a": []}, SIGN, tolerance=0.1,
+                             difference="d").status == "inconclusive"
+    verdict = decide_equivalent({"a": small}, SIGN, tolerance=0.1, difference="x - y")
+    assert "TOST" in verdict.basis and "x - y" in verdict.basis
+    assert "within ±0.1: holds" in verdict.evidence
+    assert decide_equivalent({"a": small}, SIGN, tolerance=0.005,
+                             difference="d").status == "inconclusive"
+    with pytest.raises(ValueError, match="tolerance"):
+        decide_equivalent({"a": small}, SIGN, tolerance=0.0, difference="d")
+    with pytest.raises(ValueError, match="at least one cell"):
+        decide_equivalent({}, SIGN, tolerance=0.1, difference="d")
+
+
 def test_rate_claims_need_enough_repetitions_to_show_a_tail_is_small():
     from crowdpriv.significance import decide_rate
 

@@ -44,6 +44,7 @@ __all__ = [
     "decide_every",
     "decide_most",
     "decide_rate",
+    "decide_equivalent",
     "format_number",
     "cell_label",
     "paired",
@@ -245,6 +246,53 @@ def decide_most(cells: Mapping[str, object], significance: Significance, *, marg
             f"{n_fails} fail)")
     return Verdict(status, _basis(significance, margin, rule, k), _evidence(tests, significance),
                    data)
+
+
+def decide_equivalent(cells: Mapping[str, object], significance: Significance, *,
+                      tolerance: float, difference: str, data: str = "") -> Verdict:
+    """A claim that two things do not differ ("insensitive", "keeps the same", "comparable").
+
+    Per cell, the per-repetition differences d are judged by two one-sided tests (TOST): the
+    cell ``holds`` if both ``tolerance - d`` and ``tolerance + d`` are significantly positive
+    (the typical difference lies within ±tolerance), ``fails`` if either is significantly
+    negative (it lies beyond), and is ``inconclusive`` otherwise. The claim holds only if
+    every cell holds. ``tolerance`` is in the units of d; ``difference`` says what d is.
+    """
+    if not tolerance > 0:
+        raise ValueError(f"tolerance must be > 0, got {tolerance!r}")
+    if not cells:
+        raise ValueError("a claim needs at least one cell")
+    k = len(cells)
+    alpha_fails = significance.alpha / k
+    coverage = 1.0 - 2.0 * significance.alpha
+    parts, statuses = [], []
+    for label, values in cells.items():
+        d = np.asarray(values, dtype=float).ravel()
+        upper = decide_cell(f"{label} (d < +tol)", tolerance - d, significance,
+                            alpha_fails=alpha_fails)
+        lower = decide_cell(f"{label} (d > -tol)", tolerance + d, significance,
+                            alpha_fails=alpha_fails)
+        pair = {upper.status, lower.status}
+        status = ("holds" if pair == {"holds"} else "fails" if "fails" in pair
+                  else "not testable" if "not testable" in pair else "inconclusive")
+        statuses.append(status)
+        centre = decide_cell(label, d, significance, alpha_fails=alpha_fails)
+        parts.append(f"{label}: d {format_number(centre.effect)} [{format_number(centre.low)}, "
+                     f"{format_number(centre.high)}] ({coverage:.0%} CI), n {centre.n}, "
+                     f"within ±{format_number(tolerance)}: {status}")
+    if all(s == "holds" for s in statuses):
+        status = "holds"
+    elif "fails" in statuses:
+        status = "fails"
+    else:
+        status = "inconclusive"
+    a = significance.alpha
+    basis = (f"{significance.describe()}, as two one-sided tests of equivalence per cell "
+             f"(TOST: the typical d = {difference} lies within ±{format_number(tolerance)}); "
+             f"holds only if every one of the k = {k} cells holds (intersection-union); fails "
+             f"if a cell lies beyond the tolerance at α/k = {a / k:.3g}; a cell can hold from "
+             f"R ≥ {significance.min_repetitions(a)}")
+    return Verdict(status, basis, "; ".join(parts), data)
 
 
 def decide_rate(cells: Mapping[str, object], significance: Significance, *, bound: float,

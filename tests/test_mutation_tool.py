@@ -1,0 +1,77 @@
+"""The mutation tool (tests/mutation/mutate.py) finds the mutants it promises and no others."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+_SPEC = importlib.util.spec_from_file_location(
+    "mutate", Path(__file__).parent / "mutation" / "mutate.py")
+mutate = importlib.util.module_from_spec(_SPEC)
+sys.modules["mutate"] = mutate  # dataclasses look their module up
+_SPEC.loader.exec_module(mutate)
+
+SOURCE = '''"""Docstring with 0.5 and a < b."""
+
+
+def check(a, b, c):
+    """Also a docstring: 1 < 2."""
+    if a < b and c == 0:
+        return not a
+    label = f"{a:.3g} ε ≤ {b * 2}"
+    x = a is None or b in (1, 2.5)
+    y = c <= 10  # pragma: no mutate (equivalent: c is an integer below 10)
+    return a - b, True, label, x, y
+'''
+
+
+def _mutants():
+    return {(m.original, m.replacement, m.operator) for m in mutate.find_mutants(SOURCE, "f.py")}
+
+
+def test_operators_are_found():
+    found = _mutants()
+    assert {("<", "<=", "comparison"), ("<", ">", "comparison"), ("==", "!=", "comparison"),
+            ("and", "or", "boolean"), ("or", "and", "boolean"), ("is", "is not", "comparison"),
+            ("in", "not in", "comparison"), ("not a", "a", "boolean"),
+            ("True", "False", "boolean"), ("-", "+", "arithmetic"), ("*", "/", "arithmetic"),
+            ("0", "1", "constant"), ("1", "0", "constant"), ("2", "3", "constant"),
+            ("2.5", "3.75", "constant")} <= found
+
+
+def test_docstrings_format_specs_and_pragma_lines_are_skipped():
+    found = _mutants()
+    assert ("0.5", "0.75", "constant") not in found  # in the module docstring
+    assert not any(orig == "<=" for orig, _, _ in found)  # the pragma line
+    assert not any(orig == "10" for orig, _, _ in found)
+    mutants = mutate.find_mutants(SOURCE, "f.py")
+    assert not any(m.line in (1, 5) for m in mutants)  # docstrings
+    assert not any(m.original == ".3g" or m.original == "3" for m in mutants)
+
+
+def test_a_mutant_changes_only_its_span_even_after_non_ascii_text():
+    mutants = mutate.find_mutants(SOURCE, "f.py")
+    star = next(m for m in mutants if m.original == "*")  # after "ε ≤" on the same line
+    out = star.apply(SOURCE)
+    assert out == SOURCE.replace("{b * 2}", "{b / 2}")
+    for m in mutants:
+        changed = m.apply(SOURCE)
+        assert changed[: m.start] == SOURCE[: m.start]
+        assert changed[m.start + len(m.replacement):] == SOURCE[m.end:]
+
+
+@pytest.mark.parametrize("value, new", [(0, ["1"]), (1, ["0"]), (7, ["8"]), (0.0, ["1.0"]),
+                                        (0.05, ["0.07500000000000001"])])
+def test_number_mutations(value, new):
+    assert mutate._number_mutations(value) == new
+
+
+def test_default_targets_cover_the_claims_code():
+    targets = mutate.default_targets()
+    names = {p.relative_to(mutate.ROOT).as_posix() for p in targets}
+    assert {"scripts/crowdpriv/claims.py", "scripts/crowdpriv/significance.py"} <= names
+    for module, tests in targets.items():
+        assert all(t.is_file() for t in tests), module
