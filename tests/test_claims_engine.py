@@ -82,6 +82,9 @@ def test_level_is_inclusive():
     assert spec.min_repetitions(2.0**-5) == 5
     assert spec.min_repetitions(0.0625) == 4
     assert spec.min_repetitions(0.07) == 4
+    # the order-statistic bounds use the same inclusive level: P(X <= 0) = 2^-5 = alpha
+    cell = decide_cell("c", [1.0, 2.0, 3.0, 4.0, 5.0], spec, alpha_fails=0.01)
+    assert (cell.low, cell.high) == (1.0, 5.0)
 
 
 def test_fails_uses_its_own_level():
@@ -123,9 +126,14 @@ def test_t_test_matches_scipy():
 
 
 def test_t_test_degenerate_cases():
-    assert decide_cell("c", [2.0], T, alpha_fails=0.05).status == "inconclusive"
+    one = decide_cell("c", [2.0], T, alpha_fails=0.05)
+    assert one.status == "inconclusive"
+    assert (one.p_holds, one.p_fails, one.low, one.high) == (1.0, 1.0, -math.inf, math.inf)
     assert decide_cell("c", [2.0, 2.0], T, alpha_fails=0.05).status == "holds"
-    assert decide_cell("c", [0.0, 0.0, 0.0], T, alpha_fails=0.05).status == "fails"
+    half = decide_cell("c", [0.5, 0.5], T, alpha_fails=0.05)
+    assert (half.status, half.p_holds, half.p_fails, half.low) == ("holds", 0.0, 1.0, 0.5)
+    zeros = decide_cell("c", [0.0, 0.0, 0.0], T, alpha_fails=0.05)
+    assert (zeros.status, zeros.p_holds, zeros.p_fails) == ("fails", 1.0, 0.0)
     assert decide_cell("c", [-1.0, -1.0], T, alpha_fails=0.05).status == "fails"
     assert T.min_repetitions(0.05) == 2
 
@@ -133,7 +141,26 @@ def test_t_test_degenerate_cases():
 def test_missing_repetition_is_an_error_and_empty_is_not_testable():
     with pytest.raises(ValueError, match="NaN"):
         decide_cell("sparsity 0.9", [1.0, np.nan, 2.0], SIGN, alpha_fails=0.05)
-    assert decide_cell("c", [], SIGN, alpha_fails=0.05).status == "not testable"
+    empty = decide_cell("c", [], SIGN, alpha_fails=0.05)
+    assert (empty.status, empty.n, empty.wins, empty.p_holds, empty.p_fails) == (
+        "not testable", 0, 0, 1.0, 1.0)
+    assert (empty.low, empty.high) == (-math.inf, math.inf) and math.isnan(empty.effect)
+
+
+def test_records_are_immutable_and_defaults_are_the_documented_ones():
+    import dataclasses
+
+    cell = decide_cell("c", [1.0, 2.0], SIGN, alpha_fails=0.05)
+    claim = _claim(lambda ctx: exact(True, "e"))
+    from crowdpriv.claims import Context
+
+    for record, name in ((SIGN, "alpha"), (cell, "status"), (exact(True, "e"), "status"),
+                         (claim, "text"), (Context({}, {}, SIGN), "tables")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(record, name, None)
+    assert Significance() == Significance("sign", 0.05)
+    assert "check" not in repr(claim) and "toy.a" in repr(claim)
+    assert claim.category == "paper" and exact(True, "e").data == ""
 
 
 def test_significance_validates_its_config():
@@ -167,6 +194,7 @@ def test_every_uses_bonferroni_for_fails():
     verdict = decide_every(cells, SIGN, margin="m")
     assert verdict.status == "inconclusive"
     assert "α/k = 0.00714" in verdict.basis and "k = 7" in verdict.basis
+    assert "hold from R ≥ 5 and fail from R ≥ 8" in verdict.basis  # 2^-8 <= 0.05 / 7
 
 
 def test_every_states_its_basis_and_evidence():
@@ -209,6 +237,7 @@ def test_paired_tables_and_labels():
     cells = paired(df, ["p"], across="method", value="ISE")
     assert list(cells) == ["p 0.1", "p 0.3"]
     assert list(paired(df.iloc[::-1], ["p"], across="method", value="ISE")["p 0.1"]) == ["B", "A"]
+    assert list(paired(df.iloc[::-1], ["p"], across="method", value="ISE")) == ["p 0.3", "p 0.1"]
     margins = cells["p 0.3"]["B"] - cells["p 0.3"]["A"]
     assert margins.tolist() == [0.5, -1.0]
     assert list(paired(df[df["p"] == 0.1], [], across="method", value="ISE")) == ["all"]
@@ -234,8 +263,14 @@ def test_equivalence_needs_both_sides_within_the_tolerance():
                              difference="d").status == "fails"
     assert decide_equivalent({"a": small[:3]}, SIGN, tolerance=0.1,
                              difference="d").status == "inconclusive"
-    assert decide_equivalent({"a": []}, SIGN, tolerance=0.1,
+    empty = decide_equivalent({"a": []}, SIGN, tolerance=0.1, difference="d")
+    assert empty.status == "inconclusive" and "within ±0.1: not testable" in empty.evidence
+    seven = np.full(7, 0.5)  # beyond the tolerance in 7 of 7: 2^-7 > 0.05 / 7
+    assert decide_equivalent({"a": seven}, SIGN, tolerance=0.1, difference="d").status == "fails"
+    assert decide_equivalent({str(i): seven for i in range(7)}, SIGN, tolerance=0.1,
                              difference="d").status == "inconclusive"
+    two = decide_equivalent({"a": small, "b": small}, SIGN, tolerance=0.1, difference="d")
+    assert "α/k = 0.025" in two.basis and "(90% CI)" in two.evidence
     verdict = decide_equivalent({"a": small}, SIGN, tolerance=0.1, difference="x - y")
     assert "TOST" in verdict.basis and "x - y" in verdict.basis
     assert "within ±0.1: holds" in verdict.evidence
@@ -260,13 +295,25 @@ def test_rate_claims_need_enough_repetitions_to_show_a_tail_is_small():
     often = np.r_[np.ones(6, bool), np.zeros(14, bool)]  # 6/20: P(Bin(20, .1) >= 6) = 0.011
     assert decide_rate({"c": often}, SIGN, bound=0.1, event="e").status == "fails"
     five = {label: often for label in "abcde"}
-    assert decide_rate(five, SIGN, bound=0.1, event="e").status == "inconclusive"  # > 0.05 / 5
+    verdict = decide_rate(five, SIGN, bound=0.1, event="e")
+    assert verdict.status == "inconclusive"  # 0.011 > 0.05 / 5
+    assert "α/k = 0.01" in verdict.basis and "k = 5" in verdict.basis
+    upper = stats.beta.ppf(0.95, 7, 14)  # Clopper-Pearson, 6 of 20
+    assert f"6/20 with e (rate <= {upper:.3g} at 95%)" in verdict.evidence
+    # the levels are inclusive: P(Bin(5, 1/2) <= 0) = 2^-5 = alpha holds, >= 5 fails
+    exact_level = Significance("sign", 2.0**-5)
+    assert decide_rate({"c": np.zeros(5, bool)}, exact_level, bound=0.5,
+                       event="e").status == "holds"
+    assert decide_rate({"c": np.ones(5, bool)}, exact_level, bound=0.5,
+                       event="e").status == "fails"
     assert decide_rate({"a": np.zeros(29, bool), "b": often}, SIGN, bound=0.1,
                        event="e").status == "fails"
     assert "rate <= 1 at" in decide_rate({"c": np.ones(3, bool)}, SIGN, bound=0.1,
                                          event="e").evidence
     with pytest.raises(ValueError, match="bound"):
         decide_rate(never, SIGN, bound=1.0, event="e")
+    with pytest.raises(ValueError, match="bound"):
+        decide_rate(never, SIGN, bound=0.0, event="e")
     with pytest.raises(ValueError, match="at least one cell"):
         decide_rate({}, SIGN, bound=0.1, event="e")
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from crowdpriv.ldp_sparse import CLAIMS, evaluate_claims
+from crowdpriv.claims import evaluate
 from crowdpriv.significance import Significance
 
 SIGN = Significance("sign", 0.05)
@@ -21,9 +22,14 @@ THRESHOLDS = {"mf_max_change": 0.5, "insensitive_tolerance": 0.1, "lp_flat_fract
               "gold_zero_share_min": 0.72, "bound_example_tol": 0.01}
 
 
+def verdict(claim_id, tables, thresholds=THRESHOLDS):
+    """The claims row of one claim (only that claim is evaluated: the tests stay fast)."""
+    (claim,) = [c for c in CLAIMS if c.claim_id == claim_id]
+    return evaluate([claim], tables, thresholds=thresholds, significance=SIGN).iloc[0]
+
+
 def status(claim_id, tables, thresholds=THRESHOLDS):
-    out = evaluate_claims(tables, thresholds=thresholds, significance=SIGN)
-    return out.set_index("claim_id").loc[claim_id, "status"]
+    return verdict(claim_id, tables, thresholds)["status"]
 
 
 def base(method, point, eps):
@@ -78,6 +84,8 @@ def test_mf_always_smallest_fig2_and_fig3():
         assert status(claim, {fig: no_mf}) == "not testable"
         only_mf = synthetic(methods=("MF",), experiment=fig)
         assert status(claim, {fig: only_mf}) == "not testable"
+        two = synthetic(methods=("LP", "MF"), experiment=fig)
+        assert status(claim, {fig: two}) == "holds"
 
 
 def test_mf_insensitive_to_budget():
@@ -91,6 +99,12 @@ def test_mf_insensitive_to_budget():
     one_eps = synthetic(epsilons=(1.0,))
     assert status("ldp_sparse.fig2.mf_insensitive_to_budget", {"fig2": one_eps}) == (
         "not testable")
+    # every pair of the sweep is compared once
+    evidence = verdict("ldp_sparse.fig2.mf_insensitive_to_budget", {"fig2": synthetic()})[
+        "evidence"]
+    labels = [part.split(":")[0] for part in evidence.split("; ")]
+    assert labels == [f"sparsity {s}, ε {a} vs {b}" for s in (0.5, 0.9)
+                      for a, b in (("0.1", "1"), ("0.1", "2"), ("1", "2"))]
 
 
 def test_lp_drops_then_stays():
@@ -110,6 +124,7 @@ def test_lp_drops_then_stays():
     assert status("ldp_sparse.fig2.lp_stable_after_1", {"fig2": no_01}) == "not testable"
     two = synthetic(epsilons=(0.1, 1.0))
     assert status("ldp_sparse.fig2.lp_stable_after_1", {"fig2": two}) == "not testable"
+    assert status("ldp_sparse.fig2.lp_drops_from_01_to_1", {"fig2": two}) == "holds"
 
 
 def test_rr_keeps_decreasing():
@@ -131,6 +146,9 @@ def test_lp_lower_at_lower_sparsity_and_mf_unaffected():
     sparse_hurts = changed(base, MF=lambda s, e: s)
     assert status("ldp_sparse.fig2.mf_unaffected_by_sparsity",
                   {"fig2": synthetic(sparse_hurts)}) == "fails"
+    evidence = verdict("ldp_sparse.fig2.mf_unaffected_by_sparsity", {"fig2": synthetic()})[
+        "evidence"]
+    assert evidence.startswith("ε 0.1, sparsity 0.5 vs 0.9: ")
 
 
 # --- Fig. 3 -----------------------------------------------------------------------------------
@@ -205,6 +223,9 @@ def test_lp_smaller_on_larger_data():
     at_two = {**THRESHOLDS, "small_epsilon": 2.0}
     assert status("ldp_sparse.fig4.lp_smaller_on_larger_data",
                   {"fig3": fig3(), "fig4": fig3(larger)}, at_two) == "not testable"
+    no_01_on_large = fig3(smaller).query("epsilon == 1.0")
+    assert status("ldp_sparse.fig4.lp_smaller_on_larger_data",
+                  {"fig3": fig3(), "fig4": no_01_on_large}) == "not testable"
 
 
 # --- Fig. 5 -----------------------------------------------------------------------------------
@@ -233,6 +254,10 @@ def test_two_layer_comparable_to_rr():
         "fails")
     assert status("ldp_sparse.fig5.two_layer_comparable_to_rr", {"fig5": real(real_base)},
                   {**THRESHOLDS, "comparable_rel_tol": 0.05}) == "fails"
+    # relative to the larger of the two: 11 vs 10 is within 25 %, whatever the scale
+    large = changed(real_base, RR=lambda d, e: 10.0, **{"2-Layer": lambda d, e: 11.0})
+    assert status("ldp_sparse.fig5.two_layer_comparable_to_rr", {"fig5": real(large)}) == (
+        "holds")
     no_2l = real(real_base, methods=("LP", "RR", "MF"))
     assert status("ldp_sparse.fig5.two_layer_comparable_to_rr", {"fig5": no_2l}) == (
         "not testable")
@@ -254,6 +279,12 @@ def test_rr_sharp_drop_beyond_three_on_adultcontent():
     short = real(sharp, epsilons=(1.0, 2.0, 3.0))
     assert status("ldp_sparse.fig5.rr_sharp_drop_on_adultcontent", {"fig5": short}) == (
         "not testable")
+    # the slope before is measured from the first ε: a steep start counts against "sharp"
+    steep_start = changed(real_base, RR=lambda d, e: {0.5: 2.0, 1.0: 1.0, 2.0: 1.0, 3.0: 1.0,
+                                                      4.0: 0.75, 5.0: 0.5}[e])
+    row = verdict("ldp_sparse.fig5.rr_sharp_drop_on_adultcontent", {"fig5": real(steep_start)})
+    assert row["status"] == "fails"  # 0.25 per unit ε after 3 < 2 x 0.4 before
+    assert row["evidence"].startswith("adultcontent, ε 0.5 .. 3 .. 5: ")
     # sharp_drop_at decides where "before" ends: at 0.5 only one ε lies up to it
     assert status("ldp_sparse.fig5.rr_sharp_drop_on_adultcontent", {"fig5": real(sharp)},
                   {**THRESHOLDS, "sharp_drop_at": 0.5}) == "not testable"
@@ -300,6 +331,9 @@ def test_worked_examples_are_an_erratum_check():
     assert out.loc["ldp_sparse.theorems.worked_examples", "category"] == "erratum"
     assert status("ldp_sparse.theorems.worked_examples", {"bounds": ex},
                   {**THRESHOLDS, "bound_example_tol": 0.005}) == "fails"
+    edge = ex.assign(bound=[14.25, 3.5, 1.75], paper_bound=[14.0, 3.25, 1.5])
+    assert status("ldp_sparse.theorems.worked_examples", {"bounds": edge},
+                  {**THRESHOLDS, "bound_example_tol": 0.25}) == "holds"  # |diff| = tol
     ex.loc[1, "paper_bound"] = np.nan
     assert status("ldp_sparse.theorems.worked_examples", {"bounds": ex}) == "not testable"
 
@@ -313,6 +347,12 @@ def test_theorem_bounds_against_the_simulated_mae(method):
     assert status(claim, {"fig2": tight, "fig5": real(real_base)}) == "fails"
     other = synthetic(lambda m, s, e: 1.0, methods=("2-Layer",))
     assert status(claim, {"fig2": other}) == "not testable"
+    evidence = verdict(claim, {"fig2": synthetic().iloc[::-1]})["evidence"]
+    assert evidence.startswith("fig2 sparsity 0.9, ε 2: ")  # the tables' own order
+    (record,) = [c for c in CLAIMS if c.claim_id == claim]
+    theorem = {"LP": "Theorem 2", "RR": "Theorem 3", "MF": "Theorem 5"}[method]
+    section = {"LP": "(Sec. IV)", "RR": "(Sec. IV)", "MF": "(Sec. V)"}[method]
+    assert record.text.startswith(theorem) and record.text.endswith(section)
 
 
 def test_every_claim_is_listed_once_and_not_testable_without_data():

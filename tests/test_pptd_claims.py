@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from crowdpriv.pptd import CLAIMS, evaluate_claims
+from crowdpriv.claims import evaluate
 from crowdpriv.significance import Significance
 
 SIGN = Significance("sign", 0.05)
@@ -22,9 +23,14 @@ THRESHOLDS = {"mae_noise_ratio_max": 0.2, "noise_near_one": [0.8, 1.25],
               "printed_formula_rel_tol": 0.001, "utility_beta": 0.1}
 
 
+def verdict(claim_id, tables, thresholds=THRESHOLDS):
+    """The claims row of one claim (only that claim is evaluated: the tests stay fast)."""
+    (claim,) = [c for c in CLAIMS if c.claim_id == claim_id]
+    return evaluate([claim], tables, thresholds=thresholds, significance=SIGN).iloc[0]
+
+
 def status(claim_id, tables, thresholds=THRESHOLDS):
-    out = evaluate_claims(tables, thresholds=thresholds, significance=SIGN)
-    return out.set_index("claim_id").loc[claim_id, "status"]
+    return verdict(claim_id, tables, thresholds)["status"]
 
 
 def tradeoff(mae=lambda e: 0.3 / np.sqrt(e), noise=lambda e: 3.0 / np.sqrt(e), reps=R,
@@ -112,6 +118,13 @@ def test_theorem_43_bound_needs_30_repetitions_to_hold():
     assert status("pptd.fig2.thm43_exact", {"fig2": zero}) == "holds"
     beta = {**THRESHOLDS, "utility_beta": 0.01}  # a 1 % tail cannot be shown with 30
     assert status("pptd.fig2.thm43_exact", {"fig2": tradeoff(reps=30)}, beta) == "inconclusive"
+    at_alpha = tradeoff(reps=30)
+    at_alpha["alpha_thm43_exact"] = at_alpha["mae"]  # MAE >= α counts MAE = α
+    assert status("pptd.fig2.thm43_exact", {"fig2": at_alpha}) == "fails"
+    shuffled = tradeoff(reps=30).iloc[::-1]  # cells are listed by increasing ε
+    evidence = verdict("pptd.fig2.thm43_exact", {"fig2": shuffled})["evidence"]
+    assert evidence.startswith("ε 1 (α 5): 0/30 with MAE >= α")
+    assert evidence.index("ε 10 (α 5)") < evidence.index("ε 100 (α 5)")
 
 
 def test_printed_expectation_erratum():
@@ -121,6 +134,8 @@ def test_printed_expectation_erratum():
                   {"fig2": tradeoff(alpha=(5.01, 5.0))}) == "fails"
     assert status("pptd.fig2.thm43_printed_expectation", {"fig2": tradeoff(alpha=(5.01, 5.0))},
                   {**THRESHOLDS, "printed_formula_rel_tol": 0.003}) == "holds"
+    assert status("pptd.fig2.thm43_printed_expectation", {"fig2": tradeoff(alpha=(5.5, 5.0))},
+                  {**THRESHOLDS, "printed_formula_rel_tol": 0.1}) == "holds"  # 0.5 / 5 = tol
     out = evaluate_claims({}, thresholds=THRESHOLDS, significance=SIGN).set_index("claim_id")
     assert out.loc["pptd.fig2.thm43_printed_expectation", "category"] == "erratum"
 
@@ -141,6 +156,9 @@ def test_lambda1_lowers_noise_and_mae():
                       lambda v, e: 3.0 if v == 4 else 1.0)
     assert status("pptd.fig3.noise_falls_with_lambda1", {"fig3": bump}) == "fails"
     assert status("pptd.fig3.mae_falls_with_lambda1", {"fig3": bump}) == "fails"
+    evidence = verdict("pptd.fig3.mae_falls_with_lambda1", {"fig3": good.iloc[::-1]})["evidence"]
+    assert evidence.startswith("ε 1, λ1 1 -> 2:") and evidence.index("ε 10,") < evidence.index(
+        "ε 100,")
 
 
 def test_workers_help_mae_and_leave_noise_alone():
@@ -155,6 +173,13 @@ def test_workers_help_mae_and_leave_noise_alone():
     assert status("pptd.fig4.noise_unchanged_with_workers", {"fig4": bad}, loose) == "holds"
     single = by_setting("workers", [50], lambda v, e: 1.0, lambda v, e: 1.0)
     assert status("pptd.fig4.noise_unchanged_with_workers", {"fig4": single}) == "not testable"
+    pair = by_setting("workers", [50, 150], lambda v, e: 10.0 / v, lambda v, e: 1.0)
+    assert status("pptd.fig4.noise_unchanged_with_workers", {"fig4": pair}) == "holds"
+    evidence = verdict("pptd.fig4.noise_unchanged_with_workers", {"fig4": good.iloc[::-1]})[
+        "evidence"]
+    labels = [part.split(":")[0] for part in evidence.split("; ")]
+    assert labels[:3] == ["ε 1, S 50 vs 150", "ε 1, S 50 vs 300", "ε 1, S 150 vs 300"]
+    assert len(labels) == 3 * len(EPS)
 
 
 # --- Fig. 7 -----------------------------------------------------------------------------------
@@ -199,6 +224,8 @@ def test_weighted_aggregation_beats_mean_and_median():
                   {"fig7_original": original(median=0.4)}) == "fails"
     assert status("pptd.fig7.beats_naive_original",
                   {"fig7_original": original(mean=0.4)}) == "fails"
+    assert status("pptd.fig7.beats_naive_original",
+                  {"fig7_original": original(mean=0.5)}) == "fails"  # a tie is not better
     assert status("pptd.fig7.beats_naive_perturbed", {"fig7": fig7()}) == "holds"
     assert status("pptd.fig7.beats_naive_perturbed", {"fig7": fig7(median=0.45)}) == "fails"
     out = evaluate_claims({"fig7": fig7()}, thresholds=THRESHOLDS,
@@ -224,6 +251,11 @@ def test_iterations_hardly_change_with_noise():
     assert status("pptd.fig8.iterations_unchanged_by_noise", {"fig8": wide}) == "fails"
     loose = {**THRESHOLDS, "iterations_rel_change_max": 1.5}
     assert status("pptd.fig8.iterations_unchanged_by_noise", {"fig8": wide}, loose) == "holds"
+    two_levels = fig8().query("condition == 'original' or epsilon <= 10")
+    assert status("pptd.fig8.iterations_unchanged_by_noise", {"fig8": two_levels}) == "holds"
+    one_level = fig8().query("condition == 'original' or epsilon == 1")
+    assert status("pptd.fig8.iterations_unchanged_by_noise", {"fig8": one_level}) == (
+        "not testable")
 
 
 def test_more_iterations_after_perturbation_ties_count_against():

@@ -12,6 +12,7 @@ import pytest
 
 from crowdpriv.priscrowd import evaluate_claims
 from crowdpriv.priscrowd._claims import claims_for
+from crowdpriv.claims import evaluate
 from crowdpriv.significance import Significance
 
 SIGN = Significance("sign", 0.05)
@@ -28,8 +29,11 @@ def statuses(tables, datasets=DATASETS, thresholds=THRESHOLDS):
     return out.set_index("claim_id")["status"].to_dict()
 
 
-def status(claim_id, tables, **kw):
-    return statuses(tables, **kw)[claim_id]
+def status(claim_id, tables, datasets=DATASETS, thresholds=THRESHOLDS):
+    """The status of one claim (only that claim is evaluated: the tests stay fast)."""
+    (claim,) = [c for c in claims_for(datasets) if c.claim_id == claim_id]
+    out = evaluate([claim], tables, thresholds=thresholds, significance=SIGN)
+    return out["status"].iloc[0]
 
 
 def runs(key, values, ours, baseline_of):
@@ -123,6 +127,8 @@ def test_table2_degrades_with_p_compares_the_ends():
     assert status("priscrowd.table2.degrades_with_p", {"table2": better}) == "fails"
     one_p = table2().query("p == 0.1")
     assert status("priscrowd.table2.degrades_with_p", {"table2": one_p}) == "not testable"
+    two_p = table2().query("p != 0.3")
+    assert status("priscrowd.table2.degrades_with_p", {"table2": two_p}) == "holds"
 
 
 # --- Fig. 4 -----------------------------------------------------------------------------------
@@ -131,9 +137,11 @@ MS = [1, 5, 10, 20, 30]
 
 
 def fig4(curve=lambda ds, m: 1.0 + 1.0 / m):
+    """PrisCrowd follows ``curve``; Uniform (not judged) rises steeply with m."""
     rows = [{"dataset": ds, "method": method, "rep": r, "m": m,
-             "ISE": curve(ds, m) + JITTER[r] / 100, "SISE": 2 * curve(ds, m) + JITTER[r] / 100}
-            for ds in DATASETS for method in ("PrisCrowd", "Uniform") for m in MS for r in REPS]
+             "ISE": value + JITTER[r] / 100, "SISE": 2 * value + JITTER[r] / 100}
+            for ds in DATASETS for method in ("PrisCrowd", "Uniform") for m in MS for r in REPS
+            for value in [curve(ds, m) if method == "PrisCrowd" else float(m * m)]]
     return pd.DataFrame(rows)
 
 
@@ -165,6 +173,12 @@ def test_flattens_with_m():
     assert status("priscrowd.fig4.flattens", {"fig4": accelerating}) == "fails"
     no_middle = fig4().query("m != 10")
     assert status("priscrowd.fig4.flattens", {"fig4": no_middle}) == "not testable"
+    # judged from the smallest m: a big early drop, a late rise smaller than it
+    late_rise = fig4(lambda ds, m: {1: 3.0, 5: 1.05, 10: 1.0, 20: 1.3, 30: 1.4}[m])
+    out = evaluate([c for c in claims_for(DATASETS) if c.claim_id == "priscrowd.fig4.flattens"],
+                   {"fig4": late_rise}, thresholds=THRESHOLDS, significance=SIGN)
+    assert out["status"].tolist() == ["holds"]
+    assert "|change from m = 1 to 10| - |change from m = 10 to 30|" in out["basis"].iloc[0]
     at_end = fig4().query("m <= 10")
     assert status("priscrowd.fig4.flattens", {"fig4": at_end}) == "not testable"
 
@@ -193,9 +207,17 @@ def test_linear_with_test_on_candidates():
     assert status("priscrowd.fig5.linear_with_test", {"fig5": capped},
                   thresholds={**THRESHOLDS, "linear_r2": 0.5}) == "fails"
     flat = fig5(lambda ds, m, r: 300.0)  # every object capped: constant, a line fits
-    assert status("priscrowd.fig5.linear_with_test", {"fig5": flat}) == "holds"
+    out = evaluate([c for c in claims_for(DATASETS) if c.claim_id ==
+                    "priscrowd.fig5.linear_with_test"], {"fig5": flat}, thresholds=THRESHOLDS,
+                   significance=SIGN)
+    assert out["status"].tolist() == ["holds"]
+    assert "0.1 [0.1, 0.1]" in out["evidence"].iloc[0]  # R² = 1 exactly
+    tiny = fig5(lambda ds, m, r: 1e-3 * min(10 * m, 60) + 1e-6 * r)  # bent, but small numbers
+    assert status("priscrowd.fig5.linear_with_test", {"fig5": tiny}) == "fails"
     two_m = fig5().query("m <= 5")
     assert status("priscrowd.fig5.linear_with_test", {"fig5": two_m}) == "not testable"
+    three_m = fig5().query("m <= 10")
+    assert status("priscrowd.fig5.linear_with_test", {"fig5": three_m}) == "holds"
 
 
 def test_by_construction_claims_are_not_testable_and_say_why():
@@ -231,7 +253,19 @@ def test_paper_tables_consistency_is_an_erratum_check():
     assert out.loc["priscrowd.table1.paper_consistent", "status"] == "holds"
     assert out.loc["priscrowd.table1.paper_consistent", "category"] == "erratum"
     t1.loc[1, "population"] = 4.1  # SISE above ISE² = 4
-    assert status("priscrowd.table1.paper_consistent", {"paper_table1": t1}) == "fails"
+    out = evaluate([c for c in claims_for(DATASETS) if c.claim_id ==
+                    "priscrowd.table1.paper_consistent"], {"paper_table1": t1},
+                   thresholds=THRESHOLDS, significance=SIGN)
+    assert out["status"].tolist() == ["fails"]
+    assert out["evidence"].iloc[0] == ("1 of 2 printed cells violate it: method PrisCrowd, "
+                                       "dataset population: SISE 4.1 > ISE² 4")
+    # violations are listed in the table's own order, not sorted
+    both = pd.DataFrame({"measure": ["ISE", "SISE"] * 2, "method": ["b", "b", "a", "a"],
+                         "population": [1.0, 2.0, 1.0, 3.0]})
+    out = evaluate([c for c in claims_for(DATASETS) if c.claim_id ==
+                    "priscrowd.table1.paper_consistent"], {"paper_table1": both},
+                   thresholds=THRESHOLDS, significance=SIGN)
+    assert out["evidence"].iloc[0].index("method b") < out["evidence"].iloc[0].index("method a")
     t2 = pd.DataFrame({"p": [0.1, 0.2], "method": ["PrisCrowd"] * 2, "ISE": [4.0, 3.0],
                        "SISE": [16.0, 9.5]})
     assert status("priscrowd.table2.paper_consistent", {"paper_table2": t2}) == "fails"

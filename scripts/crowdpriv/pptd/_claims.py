@@ -31,13 +31,12 @@ def _data(df: pd.DataFrame) -> str:
     return surrogate_scope(df["dataset"].unique()) if "dataset" in df else ""
 
 
-def _steps(tab: pd.DataFrame, prefix: str, falling: bool) -> dict:
-    """Margins of "decreases (falling) / increases along the sorted columns", per step."""
+def _falls(tab: pd.DataFrame, prefix: str) -> dict:
+    """Margins of "decreases along the sorted columns": earlier - later, per step."""
     cols = sorted(tab.columns)
     if len(cols) < 2:
         raise NotTestable(f"{prefix}needs at least two values to compare")
-    sign = 1.0 if falling else -1.0
-    return {f"{prefix}{a:g} -> {b:g}": sign * (tab[a] - tab[b]) for a, b in zip(cols, cols[1:])}
+    return {f"{prefix}{a:g} -> {b:g}": tab[a] - tab[b] for a, b in zip(cols, cols[1:])}
 
 
 def _falls_with_epsilon(table: str, measure: str):
@@ -45,7 +44,7 @@ def _falls_with_epsilon(table: str, measure: str):
         df = ctx.table(table)
         margins = {}
         for label, tab in paired(df, [], across="epsilon", value=measure).items():
-            margins.update(_steps(tab, "ε ", falling=True))
+            margins.update(_falls(tab, "ε "))
         return decide_every(margins, ctx.significance,
                             margin=f"{measure} at the smaller ε - at the next larger ε",
                             data=_data(df))
@@ -112,7 +111,7 @@ def _falls_with(table: str, setting: str, measure: str, name: str):
         margins = {}
         for eps, g in df.groupby("epsilon", sort=True):
             tab = paired(g, [], across=setting, value=measure)["all"]
-            margins.update(_steps(tab, f"ε {eps:g}, {name} ", falling=True))
+            margins.update(_falls(tab, f"ε {eps:g}, {name} "))
         return decide_every(
             margins, ctx.significance,
             margin=(f"{measure} at the smaller {name} - at the next larger {name}, same ε; "
