@@ -285,6 +285,11 @@ def test_rr_sharp_drop_beyond_three_on_adultcontent():
     row = verdict("ldp_sparse.fig5.rr_sharp_drop_on_adultcontent", {"fig5": real(steep_start)})
     assert row["status"] == "fails"  # 0.25 per unit ε after 3 < 2 x 0.4 before
     assert row["evidence"].startswith("adultcontent, ε 0.5 .. 3 .. 5: ")
+    # drop per unit ε before 3 = 1.0 / 2.5 = 0.4; after, 0.7 < 2 x 0.4
+    close = changed(real_base, RR=lambda d, e: {0.5: 2.0, 1.0: 1.0, 2.0: 1.0, 3.0: 1.0,
+                                                4.0: 0.3, 5.0: -0.4}[e])
+    assert status("ldp_sparse.fig5.rr_sharp_drop_on_adultcontent", {"fig5": real(close)}) == (
+        "fails")
     # sharp_drop_at decides where "before" ends: at 0.5 only one ε lies up to it
     assert status("ldp_sparse.fig5.rr_sharp_drop_on_adultcontent", {"fig5": real(sharp)},
                   {**THRESHOLDS, "sharp_drop_at": 0.5}) == "not testable"

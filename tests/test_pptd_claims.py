@@ -60,6 +60,8 @@ def test_noise_and_mae_fall_with_epsilon(fig):
     assert status(f"pptd.{fig}.mae_falls_with_epsilon", {fig: rising}) == "fails"
     one = tradeoff().query("epsilon == 1.0")
     assert status(f"pptd.{fig}.mae_falls_with_epsilon", {fig: one}) == "not testable"
+    two = tradeoff().query("epsilon != 100.0")
+    assert status(f"pptd.{fig}.mae_falls_with_epsilon", {fig: two}) == "holds"
 
 
 def test_mae_small_against_noise_at_every_epsilon():
@@ -226,6 +228,8 @@ def test_weighted_aggregation_beats_mean_and_median():
                   {"fig7_original": original(mean=0.4)}) == "fails"
     assert status("pptd.fig7.beats_naive_original",
                   {"fig7_original": original(mean=0.5)}) == "fails"  # a tie is not better
+    assert status("pptd.fig7.beats_naive_original",
+                  {"fig7_original": original(median=0.5)}) == "fails"
     assert status("pptd.fig7.beats_naive_perturbed", {"fig7": fig7()}) == "holds"
     assert status("pptd.fig7.beats_naive_perturbed", {"fig7": fig7(median=0.45)}) == "fails"
     out = evaluate_claims({"fig7": fig7()}, thresholds=THRESHOLDS,

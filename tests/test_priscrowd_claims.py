@@ -181,6 +181,8 @@ def test_flattens_with_m():
     assert "|change from m = 1 to 10| - |change from m = 10 to 30|" in out["basis"].iloc[0]
     at_end = fig4().query("m <= 10")
     assert status("priscrowd.fig4.flattens", {"fig4": at_end}) == "not testable"
+    at_start = fig4().query("m >= 10")
+    assert status("priscrowd.fig4.flattens", {"fig4": at_start}) == "not testable"
 
 
 # --- Fig. 5 -----------------------------------------------------------------------------------

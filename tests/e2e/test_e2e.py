@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 pytestmark = pytest.mark.e2e
 
@@ -33,15 +34,17 @@ TIMINGS = "_timings.csv"
 
 
 def run_snakemake(workdir: Path, mirror: Path, *targets: str, extra: tuple = (),
-                  cores: int = 2) -> None:
+                  cores: int = 2, overrides: tuple = ()) -> str:
     cmd = [
         sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
         "--cores", str(cores), *targets, *extra, "--configfile",
-        str(ROOT / "config/config.yaml"), *CONFIGS, "--config", f"mirror_dir={mirror}",
+        str(ROOT / "config/config.yaml"), *CONFIGS, *overrides,
+        "--config", f"mirror_dir={mirror}",
     ]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
         pytest.fail(f"snakemake failed ({' '.join(targets) or 'all'}):\n{result.stderr[-6000:]}")
+    return result.stdout
 
 
 @pytest.fixture(scope="module")
@@ -118,6 +121,52 @@ def test_same_config_gives_byte_identical_results_whatever_the_cores_and_load(
                  if not filecmp.cmp(full_run / p, tmp_path / p, shallow=False)]
     assert not different, different
     assert len(compared) > 50
+
+
+def _planned(stdout: str) -> dict[str, int]:
+    """Jobs a dry run would execute, by rule (Snakemake's job stats table)."""
+    return {rule: int(n) for rule, n in re.findall(r"^(\w+)\s+(\d+)$", stdout, re.MULTILINE)
+            if rule != "total"}
+
+
+@pytest.mark.parametrize(
+    "edit, reruns, untouched",
+    [
+        # the issue's first example: dropping 2-Layer from Fig. 5 re-runs Fig. 5's jobs only
+        ({"ldp_sparse": {"fig5": {"methods": ["LP", "RR", "MF"]}}},
+         {"ldp_sparse_real", "ldp_sparse_fig5", "ldp_sparse_claims"},
+         {"ldp_sparse_synthetic", "ldp_sparse_mf_sensitivity_raw"}),
+        # the second: PrisCrowd's Fig. 5 block re-runs only the timing jobs and the figure
+        ({"priscrowd": {"fig5": {"m": [1, 30], "timing_calls": 6}}},
+         {"priscrowd_timing", "priscrowd_fig5", "priscrowd_claims"},
+         {"priscrowd_run", "priscrowd_simulated"}),
+        # a new p in Table 2: its own simulation job only
+        ({"priscrowd": {"table2": {"p": [0.1, 0.3, 0.5, 0.6]}}},
+         {"priscrowd_simulated", "priscrowd_table2"},
+         {"priscrowd_run", "priscrowd_timing"}),
+        # Fig. 4's release sizes: the per-dataset runs score them, nothing else
+        ({"priscrowd": {"fig4": {"m": [1, 10, 30]}}}, {"priscrowd_run", "priscrowd_fig4"},
+         {"priscrowd_timing", "priscrowd_simulated"}),
+        # PPTD Fig. 3's λ1 list: Fig. 3's job only
+        ({"pptd": {"fig3": {"lambda1": [1.0, 3.0]}}}, {"pptd_synthetic_tradeoff"},
+         {"pptd_indoor_tradeoff", "pptd_weights", "pptd_runtime"}),
+        # a claim threshold: only that paper's claims (and the summary)
+        ({"ldp_sparse": {"claims": {"mf_max_change": 0.6}}}, {"ldp_sparse_claims", "summary"},
+         {"ldp_sparse_synthetic", "ldp_sparse_real", "ldp_sparse_fig2", "pptd_claims"}),
+    ],
+)
+def test_editing_one_block_reruns_only_its_jobs(full_run, mirror, tmp_path, edit, reruns,
+                                                 untouched):
+    """Job params hold only the keys each job reads (a dry run after editing one block)."""
+    override = tmp_path / "edit.yaml"
+    override.write_text(yaml.safe_dump(edit))
+    planned = _planned(run_snakemake(full_run, mirror, "-n", overrides=(str(override),)))
+    assert reruns <= set(planned), planned
+    assert not untouched & set(planned), planned
+    if "pptd" in edit:
+        assert planned["pptd_synthetic_tradeoff"] == 1  # Fig. 3's, not Figs. 2, 4, 5
+    if "table2" in edit.get("priscrowd", {}):
+        assert planned["priscrowd_simulated"] == 1  # p = 0.6 only
 
 
 def test_report_renders_every_figure(full_run):

@@ -86,7 +86,7 @@ def _thm43_bound(form: str):
     def check(ctx):
         beta = ctx.threshold("utility_beta")
         df = ctx.table("fig2")
-        cells = {f"ε {e:g} (α {format_number(g[f'alpha_thm43_{form}'].iloc[0])})":
+        cells = {f"ε {e:g} (α {format_number(g[f'alpha_thm43_{form}'].iloc[0])})":  # pragma: no mutate (α is constant per ε)
                  (g["mae"] >= g[f"alpha_thm43_{form}"]).to_numpy()
                  for e, g in df.groupby("epsilon", sort=True)}
         return decide_rate(cells, ctx.significance, bound=beta, event="MAE >= α")
