@@ -203,6 +203,13 @@ def _evidence(tests: list[CellTest], significance: Significance) -> str:
     return "; ".join(t.describe(coverage) for t in tests)
 
 
+def _every(statuses: list[str]) -> str:
+    """Intersection-union: holds if every cell holds, fails if any fails, else inconclusive."""
+    if all(s == "holds" for s in statuses):
+        return "holds"
+    return "fails" if "fails" in statuses else "inconclusive"
+
+
 def decide_every(cells: Mapping[str, object], significance: Significance, *, margin: str,
                  data: str = "") -> Verdict:
     """A claim that must hold in every cell (intersection-union).
@@ -211,13 +218,7 @@ def decide_every(cells: Mapping[str, object], significance: Significance, *, mar
     ``inconclusive`` otherwise. ``margin`` says in words what each margin is.
     """
     tests = _test_all(cells, significance)
-    statuses = [t.status for t in tests]
-    if all(s == "holds" for s in statuses):
-        status = "holds"
-    elif "fails" in statuses:
-        status = "fails"
-    else:
-        status = "inconclusive"
+    status = _every([t.status for t in tests])
     rule = f"holds only if every one of the k = {len(tests)} cells holds (intersection-union)"
     return Verdict(status, _basis(significance, margin, rule, len(tests)),
                    _evidence(tests, significance), data)
@@ -280,12 +281,7 @@ def decide_equivalent(cells: Mapping[str, object], significance: Significance, *
         parts.append(f"{label}: d {format_number(centre.effect)} [{format_number(centre.low)}, "
                      f"{format_number(centre.high)}] ({coverage:.0%} CI), n {centre.n}, "
                      f"within ±{format_number(tolerance)}: {status}")
-    if all(s == "holds" for s in statuses):
-        status = "holds"
-    elif "fails" in statuses:
-        status = "fails"
-    else:
-        status = "inconclusive"
+    status = _every(statuses)
     a = significance.alpha
     basis = (f"{significance.describe()}, as two one-sided tests of equivalence per cell "
              f"(TOST: the typical d = {difference} lies within ±{format_number(tolerance)}); "
@@ -327,12 +323,7 @@ def decide_rate(cells: Mapping[str, object], significance: Significance, *, boun
         statuses.append(status)
         parts.append(f"{label}: {k}/{n} with {event} (rate <= {format_number(upper)} at "
                      f"{1 - alpha:.0%}): {status}")
-    if all(s == "holds" for s in statuses):
-        status = "holds"
-    elif "fails" in statuses:
-        status = "fails"
-    else:
-        status = "inconclusive"
+    status = _every(statuses)
     min_n = math.ceil(math.log(alpha) / math.log(1 - bound) - 1e-12)  # pragma: no mutate (slack)
     basis = (f"exact one-sided binomial test per cell of the share of repetitions with {event} "
              f"against {bound:g}, α = {alpha:g}; holds only if every one of the k = {k_cells} "
