@@ -3,9 +3,15 @@ PYTHON ?= python3
 VENV   ?= .venv
 CORES  ?= 2
 MIRROR ?= ../shared/datasets
+# Optional HTTP(S) mirror with the same layout (<url>/<group>/<file>), tried before upstream URLs.
+MIRROR_URL ?=
 BIN    := $(VENV)/bin
-# Use the local data mirror when it exists; otherwise every raw file is downloaded (sha256-checked).
-MIRROR_ARG := $(if $(wildcard $(MIRROR)),--config mirror_dir=$(abspath $(MIRROR)),--config mirror_dir=)
+# Data sources: the local mirror folder when it exists (else "no mirror folder": `mirror_dir=`
+# reaches the config as null, which the schema accepts), then MIRROR_URL, then the upstream
+# URLs; every file is sha256-verified whichever way it comes.
+DATA_CONFIG := mirror_dir=$(if $(wildcard $(MIRROR)),$(abspath $(MIRROR)),) \
+               $(if $(MIRROR_URL),mirror_url=$(MIRROR_URL),)
+MIRROR_ARG := --config $(strip $(DATA_CONFIG))
 
 .PHONY: setup reproduce report test lint mutation clean
 

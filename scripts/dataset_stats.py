@@ -3,10 +3,10 @@
 import pandas as pd
 
 from crowdpriv.data import compare_with_paper, dataset_statistics
-from crowdpriv.runtime import log_to, write_csv, write_markdown
+from crowdpriv.runtime import start_job, write_csv, write_markdown
 from crowdpriv.tables import read_claims, read_truth
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 rows = []
 for name, claims_path, truth_path in zip(
     snakemake.params.datasets, snakemake.input.claims, snakemake.input.truth

@@ -4,9 +4,9 @@ setting, beside the simulated MAE after perturbation.
 Adapter: ``crowdpriv.ldp_sparse.bounds_table`` on the figure summaries; writes CSV and Markdown.
 """
 
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import start_job
 
-logger = log_to(snakemake.log[0])  # noqa: F821
+logger = start_job(snakemake)  # noqa: F821
 
 import pandas as pd  # noqa: E402
 

@@ -2,9 +2,9 @@
 Sec. VI and the slides) decided from the per-repetition results (crowdpriv.ldp_sparse._claims)
 with the paired tests of config `claims`; thresholds from `ldp_sparse.claims`."""
 
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import start_job
 
-logger = log_to(snakemake.log[0])  # noqa: F821
+logger = start_job(snakemake)  # noqa: F821
 
 import pandas as pd  # noqa: E402
 

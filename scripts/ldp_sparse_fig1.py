@@ -4,9 +4,9 @@ Adapter: per dataset, ``crowdpriv.ldp_sparse.answer_distribution`` on the proces
 writes the tidy CSV and the figure (PNG, SVG).
 """
 
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import start_job
 
-logger = log_to(snakemake.log[0])  # noqa: F821
+logger = start_job(snakemake)  # noqa: F821
 
 import pandas as pd  # noqa: E402
 
@@ -16,13 +16,14 @@ from crowdpriv.ldp_sparse import (  # noqa: E402
     save_figure,
 )
 from crowdpriv.runtime import write_csv  # noqa: E402
-from crowdpriv.tables import claims_to_matrix, read_claims, read_truth  # noqa: E402
+from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth  # noqa: E402
 
 p = snakemake.params  # noqa: F821
 frames = []
 for ds, claims, truth in zip(p.datasets, snakemake.input.claims, snakemake.input.truth):  # noqa: F821
-    cm = claims_to_matrix(read_claims(claims))
-    t = read_truth(truth).set_index("task")["truth"].reindex(cm.tasks).to_numpy()
+    labels = dict(domain_size=p.domain_size, domain_key="ldp_sparse.real_domain_size")
+    cm = claims_to_matrix(read_claims(claims, **labels))
+    t = align_truth(read_truth(truth, **labels), cm.tasks, truth)
     d = answer_distribution(cm.values, t, domain_size=p.domain_size)
     d.insert(0, "dataset", ds)
     frames.append(d)

@@ -5,9 +5,9 @@ Adapter: concatenates the per-point repetition CSVs, summarises them (mean, std,
 method, ``crowdpriv.ldp_sparse.summarise`` = the shared aggregator) and draws the figure (PNG and SVG).
 """
 
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import start_job
 
-logger = log_to(snakemake.log[0])  # noqa: F821
+logger = start_job(snakemake)  # noqa: F821
 
 import pandas as pd  # noqa: E402
 

@@ -4,15 +4,16 @@ Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.run_mf_sensitivity
 per-repetition CSV.
 """
 
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import Progress, start_job
 
-logger = log_to(snakemake.log[0])  # noqa: F821
+logger = start_job(snakemake)  # noqa: F821
 
 from crowdpriv.ldp_sparse import run_mf_sensitivity  # noqa: E402
 from crowdpriv.runtime import write_csv  # noqa: E402
 
 p = snakemake.params  # noqa: F821
 exp, common = p.experiment, p.common
+progress = Progress(logger, snakemake.output[0])  # noqa: F821
 raw = run_mf_sensitivity(
     n_workers=exp["workers"],
     n_tasks=exp["tasks"],
@@ -27,5 +28,6 @@ raw = run_mf_sensitivity(
     mechanisms=common["mechanisms"],
     inference=common["inference"],
     max_batch_cells=common["max_batch_cells"],
+    progress=progress,
 )
 write_csv(raw, snakemake.output[0])  # noqa: F821

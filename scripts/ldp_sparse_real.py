@@ -4,22 +4,20 @@ Adapter: reads the processed claims/truth tables, calls
 ``crowdpriv.ldp_sparse.run_real_dataset``, writes the per-repetition CSV.
 """
 
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import Progress, start_job
 
-logger = log_to(snakemake.log[0])  # noqa: F821
+logger = start_job(snakemake)  # noqa: F821
 
 from crowdpriv.ldp_sparse import run_real_dataset  # noqa: E402
 from crowdpriv.runtime import write_csv  # noqa: E402
-from crowdpriv.tables import claims_to_matrix, read_claims, read_truth  # noqa: E402
+from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth  # noqa: E402
 
 p = snakemake.params  # noqa: F821
-cm = claims_to_matrix(read_claims(snakemake.input.claims))  # noqa: F821
-truth = (
-    read_truth(snakemake.input.truth)  # noqa: F821
-    .set_index("task")["truth"]
-    .reindex(cm.tasks)
-    .to_numpy()
-)
+labels = dict(domain_size=p.common["real_domain_size"], domain_key="ldp_sparse.real_domain_size")
+cm = claims_to_matrix(read_claims(snakemake.input.claims, **labels))  # noqa: F821
+truth = align_truth(read_truth(snakemake.input.truth, **labels), cm.tasks,  # noqa: F821
+                    snakemake.input.truth)  # noqa: F821
+progress = Progress(logger, snakemake.output[0])  # noqa: F821
 raw = run_real_dataset(
     cm.values,
     truth,
@@ -33,6 +31,8 @@ raw = run_real_dataset(
     mechanisms=p.common["mechanisms"],
     inference=p.common["inference"],
     max_batch_cells=p.common["max_batch_cells"],
+    progress=progress,
 )
+progress.finish()
 logger.info("%d rows", len(raw))
 write_csv(raw, snakemake.output[0])  # noqa: F821

@@ -4,15 +4,16 @@ Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.run_synthetic_poin
 per-repetition CSV.
 """
 
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import Progress, start_job
 
-logger = log_to(snakemake.log[0])  # noqa: F821
+logger = start_job(snakemake)  # noqa: F821
 
 from crowdpriv.ldp_sparse import run_synthetic_point  # noqa: E402
 from crowdpriv.runtime import write_csv  # noqa: E402
 
 p = snakemake.params  # noqa: F821
 exp = p.experiment
+progress = Progress(logger, snakemake.output[0])  # noqa: F821
 raw = run_synthetic_point(
     experiment=snakemake.wildcards.experiment,  # noqa: F821
     n_workers=exp["workers"],
@@ -28,6 +29,8 @@ raw = run_synthetic_point(
     mechanisms=p.common["mechanisms"],
     inference=p.common["inference"],
     max_batch_cells=p.common["max_batch_cells"],
+    progress=progress,
 )
+progress.finish()
 logger.info("%d rows", len(raw))
 write_csv(raw, snakemake.output[0])  # noqa: F821

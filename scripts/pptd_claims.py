@@ -5,10 +5,10 @@ import pandas as pd
 
 from crowdpriv.claims import write_claims
 from crowdpriv.pptd import evaluate_claims
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import start_job
 from crowdpriv.significance import Significance
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 claims = evaluate_claims(
     {name: pd.read_csv(path) for name, path in snakemake.input.items()},
     thresholds=dict(snakemake.params.thresholds),

@@ -7,9 +7,9 @@ fig8_timings.csv: the wall-clock medians (machine- and load-dependent, never jud
 import pandas as pd
 
 from crowdpriv.pptd import plot_runtime, summarise_runtime
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 fig8, timings = summarise_runtime(pd.read_csv(snakemake.input.work),
                                   pd.read_csv(snakemake.input.timings))
 write_csv(fig8, snakemake.output.csv)

@@ -7,9 +7,9 @@ measure) and draws (a) MAE and (b) average added noise against ε (crowdpriv.ppt
 import pandas as pd
 
 from crowdpriv.pptd import plot_tradeoff, summarise_tradeoff
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 summary = summarise_tradeoff(pd.read_csv(snakemake.input.raw))
 write_csv(summary, snakemake.output.csv)
 plot_tradeoff(summary, snakemake.wildcards.fig, [snakemake.output.png, snakemake.output.svg])

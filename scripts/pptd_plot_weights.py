@@ -8,9 +8,9 @@ import pandas as pd
 
 from crowdpriv.aggregate import summarise
 from crowdpriv.pptd import plot_weights
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 reps = pd.read_csv(snakemake.input.reps)
 keys = ["dataset", "epsilon", "lambda1", "lambda2"]
 long = reps.melt(id_vars=keys + ["rep"], var_name="measure")

@@ -7,9 +7,9 @@ deterministic, plotted only).
 """
 
 from crowdpriv.pptd import runtime_study
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 work, timings = runtime_study(seed=int(snakemake.params.seed), **dict(snakemake.params.exp))
 write_csv(work, snakemake.output.work)
 write_csv(timings, snakemake.output.timings)

@@ -9,21 +9,17 @@ indoor_surrogate). Writes one per-repetition table (one row per setting, ε and 
 import numpy as np
 
 from crowdpriv.pptd import real_tradeoff, synthetic_tradeoff
-from crowdpriv.runtime import log_to, write_csv
-from crowdpriv.tables import claims_to_matrix, read_claims, read_truth
+from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 exp = dict(snakemake.params.exp)
 seed = int(snakemake.params.seed)
 if hasattr(snakemake.input, "claims"):
     matrix = claims_to_matrix(read_claims(snakemake.input.claims))
-    truth = read_truth(snakemake.input.truth).set_index("task")["truth"]
-    missing = set(matrix.tasks) - set(truth.index)
-    if missing:
-        raise ValueError(f"{len(missing)} tasks lack ground truth, e.g. {sorted(missing)[:3]}")
-    table = real_tradeoff(
-        matrix.values, truth.loc[matrix.tasks].to_numpy(dtype=float), seed=seed, **exp
-    )
+    truth = align_truth(read_truth(snakemake.input.truth), matrix.tasks, snakemake.input.truth,
+                        require="all")
+    table = real_tradeoff(matrix.values, truth, seed=seed, **exp)
 else:
     table = synthetic_tradeoff(seed=seed, **exp)
 logger.info("%s: %d rows, lambda1 %s", snakemake.output.csv, len(table),

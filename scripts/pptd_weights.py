@@ -7,15 +7,16 @@ CRH, mean and median against the ground truth; the same once on the original dat
 """
 
 from crowdpriv.pptd import weight_comparison
-from crowdpriv.runtime import log_to, write_csv
-from crowdpriv.tables import claims_to_matrix, read_claims, read_truth
+from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 matrix = claims_to_matrix(read_claims(snakemake.input.claims))
-truth = read_truth(snakemake.input.truth).set_index("task")["truth"]
+truth = align_truth(read_truth(snakemake.input.truth), matrix.tasks, snakemake.input.truth,
+                    require="all")
 shown, perturbed, original = weight_comparison(
     matrix.values,
-    truth.loc[matrix.tasks].to_numpy(dtype=float),
+    truth,
     seed=int(snakemake.params.seed),
     **dict(snakemake.params.exp),
 )

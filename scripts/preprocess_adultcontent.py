@@ -1,9 +1,9 @@
 """Adapter for rule preprocess_adultcontent (LDP-sparse's AdultContent)."""
 
 from crowdpriv.data import read_adultcontent
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 claims, truth = read_adultcontent(
     snakemake.input.labels,
     snakemake.input.gold,

@@ -1,10 +1,10 @@
 """Adapter for rule preprocess_indoor_surrogate (SURROGATE of the indoor floorplan data)."""
 
 from crowdpriv.data import simulate_indoor
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.seeds import derive_rng
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 cfg = {key: tuple(v) if isinstance(v, list) else v for key, v in snakemake.params.cfg.items()}
 claims, truth, users = simulate_indoor(
     n_tasks=cfg.pop("tasks"),

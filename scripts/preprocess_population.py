@@ -7,9 +7,9 @@ from crowdpriv.data import (
     read_pop_data_csv,
     read_population_truth,
 )
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 cfg = snakemake.params.cfg
 if cfg["claims_from"] == "raw_tuples":
     raw = pop_tuples_to_claims(parse_pop_tuples(snakemake.input.claims))

@@ -1,10 +1,10 @@
 """Adapter for rule preprocess_stock_surrogate (SURROGATE: real gold, simulated workers)."""
 
 from crowdpriv.data import build_stock_dataset
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.seeds import derive_rng
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 claims, truth, workers = build_stock_dataset(
     list(snakemake.input.gold),
     snakemake.params.cfg,

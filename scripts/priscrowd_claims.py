@@ -9,10 +9,10 @@ import pandas as pd
 
 from crowdpriv.claims import write_claims
 from crowdpriv.priscrowd import evaluate_claims
-from crowdpriv.runtime import log_to
+from crowdpriv.runtime import start_job
 from crowdpriv.significance import Significance
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 
 
 def read(paths):

@@ -8,9 +8,9 @@ claims (magenta) marked by their user's combined weight.
 import pandas as pd
 
 from crowdpriv.priscrowd import fig3_case_ise, plot_fig3
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 curves = pd.concat([pd.read_csv(p) for p in snakemake.input.curves], ignore_index=True)
 claims = pd.concat([pd.read_csv(p) for p in snakemake.input.claims], ignore_index=True)
 write_csv(curves, snakemake.output.csv)

@@ -7,9 +7,9 @@ reference), per dataset; mean, std and R over repetitions.
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_fig4, summarise_fig4
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
 table = summarise_fig4(runs)
 write_csv(table, snakemake.output.csv)

@@ -9,9 +9,9 @@ of phase 2 (fig5_timings.csv, median of the timed calls; machine-dependent, neve
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_fig5, summarise_fig5
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 work = pd.concat([pd.read_csv(p) for p in snakemake.input.work], ignore_index=True)
 timings = pd.concat([pd.read_csv(p) for p in snakemake.input.timings], ignore_index=True)
 ms = list(snakemake.params.m)

@@ -8,9 +8,9 @@ equal (Uniform) seed weights; quantiles per dataset, plus counts of objects outs
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_budget, summarise_budget
-from crowdpriv.runtime import log_to, write_csv, write_markdown
+from crowdpriv.runtime import start_job, write_csv, write_markdown
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 budget = pd.concat([pd.read_csv(p) for p in snakemake.input.budget], ignore_index=True)
 table = summarise_budget(budget)
 write_csv(table, snakemake.output.csv)

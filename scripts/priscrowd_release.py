@@ -8,9 +8,9 @@ claims (PrisCrowd, Huai et al. IJCAI 2019, Alg. 1 and Theorem 2's |U_i| >= k).
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_release, summarise_release
-from crowdpriv.runtime import log_to, write_csv, write_markdown
+from crowdpriv.runtime import start_job, write_csv, write_markdown
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 release = pd.concat([pd.read_csv(p) for p in snakemake.input.release], ignore_index=True)
 info = pd.concat([pd.read_csv(p) for p in snakemake.input.info], ignore_index=True)
 sim = pd.concat([pd.read_csv(p) for p in snakemake.input.simulated], ignore_index=True)

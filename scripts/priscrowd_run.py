@@ -6,20 +6,24 @@ by Algorithm 1 (PrisCrowd, Uniform) and by Laplace noise (Basic), R repetitions 
 writes the per-repetition tables, including Fig. 5's deterministic work (candidates tested).
 """
 
-from crowdpriv.priscrowd import Params, drop_single_claim_objects, run_real_dataset
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.priscrowd import Params, run_real_dataset, usable_claims
+from crowdpriv.runtime import Progress, start_job, write_csv
 from crowdpriv.seeds import derive_rng
 from crowdpriv.tables import read_claims, read_truth
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 dataset = snakemake.wildcards.dataset
 params = Params.from_mapping(snakemake.params.cfg)
-claims, dropped = drop_single_claim_objects(read_claims(snakemake.input.claims))
+truth = read_truth(snakemake.input.truth)
+claims, dropped = usable_claims(read_claims(snakemake.input.claims), truth,
+                                claims_path=snakemake.input.claims,
+                                truth_path=snakemake.input.truth)
 logger.info("%s: dropped %d single-claim objects", dataset, dropped)
 out = run_real_dataset(
-    claims, read_truth(snakemake.input.truth), params, fig3=dict(snakemake.params.fig3),
-    fig4_m=list(snakemake.params.fig4_m),
+    claims, truth, params, fig3=dict(snakemake.params.fig3),
+    fig4_m=list(snakemake.params.fig4["m"]),
     rng=derive_rng(int(snakemake.params.seed), "priscrowd", "real", dataset),
+    progress=Progress(logger, f"PrisCrowd on {dataset}", total=3, every=0.0),
 )
 out["info"]["dropped_single_claim"] = dropped
 for key, df in out.items():

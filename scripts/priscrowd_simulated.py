@@ -5,10 +5,10 @@ objects, m = 30 released claims; R simulated datasets in one job.
 """
 
 from crowdpriv.priscrowd import Params, run_simulated
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.seeds import derive_rng
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 p = float(snakemake.wildcards.p)
 sim = dict(snakemake.params.sim)
 out = run_simulated(

@@ -8,9 +8,9 @@ indoor_surrogate. Ours (mean, std, R) beside the paper's printed values.
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_table1, summarise_table1
-from crowdpriv.runtime import log_to, write_csv, write_markdown
+from crowdpriv.runtime import start_job, write_csv, write_markdown
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
 info = pd.concat([pd.read_csv(p) for p in snakemake.input.info], ignore_index=True)
 n_objects = info.set_index("dataset")["tasks_with_truth"]  # the tasks scored

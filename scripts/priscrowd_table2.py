@@ -7,9 +7,9 @@ R) beside the paper's printed values ("Basic(Low)" there = our "Basic(Weak)", ep
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_table2, summarise_table2
-from crowdpriv.runtime import log_to, write_csv, write_markdown
+from crowdpriv.runtime import start_job, write_csv, write_markdown
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=True)
 table = summarise_table2(runs, pd.read_csv(snakemake.input.paper))
 write_csv(table, snakemake.output.csv)

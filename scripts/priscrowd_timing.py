@@ -7,11 +7,11 @@ machine and its load: they are plotted, never judged, and exempt from byte ident
 """
 
 from crowdpriv.priscrowd import Params, drop_single_claim_objects, time_phase2
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.seeds import derive_rng
 from crowdpriv.tables import read_claims, read_truth
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 dataset = snakemake.wildcards.dataset
 fig5 = dict(snakemake.params.fig5)
 claims, _ = drop_single_claim_objects(read_claims(snakemake.input.claims))

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from crowdpriv.runtime import log_to, write_csv
+from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.summary import build_index, build_sections, render_summary
 
-logger = log_to(snakemake.log[0])
+logger = start_job(snakemake)
 papers = list(snakemake.params.papers)
 index = build_index(papers)
 missing = [p for p in index["path"] if not Path(p).is_file()]

@@ -255,7 +255,7 @@ def test_indoor_surrogate_validates():
 def test_read_claims_rejects_non_numeric(tmp_path):
     path = tmp_path / "claims.csv"
     path.write_text("object,source,value\no1,s1,3.5\no1,s2,three\n")
-    with pytest.raises(ValueError, match="non-numeric value 'three' in data row 2"):
+    with pytest.raises(ValueError, match="line 3, column 'value': value is not a number.*'three'"):
         read_claims(path)
 
 

@@ -75,7 +75,8 @@ def test_unknown_dataset_name_is_a_clear_error(root, tmp_path, mirror):
 def test_import_claims_table_checks(tmp_path):
     path = tmp_path / "claims.csv"
     path.write_text("object,source,value\nroom1,a,20.5\nroom1,b,21\nroom1,a,22\n")
-    with pytest.raises(ValueError, match="worker 'a' claims task 'room1' more than once"):
+    with pytest.raises(ValueError, match="line 4, column 'worker': duplicate row for "
+                       "task='room1', worker='a'"):
         import_claims_table(path)
     path.write_text("object,source,value\n")
     with pytest.raises(ValueError, match="empty"):
@@ -150,7 +151,8 @@ def test_malformed_dataset_fails_cleanly(root, tmp_path, mirror):
                      overrides=[str(override)])
     assert run.returncode != 0
     log = (work / "results/logs/data/preprocess/rooms.log").read_text()
-    assert "non-numeric value 'warm' in data row 2" in log and str(claims) in log
+    assert "line 3, column 'value': value is not a number" in log and "'warm'" in log
+    assert str(claims) in log
     assert not (work / "data/processed/rooms").exists() or not any(
         (work / "data/processed/rooms").iterdir()
     )

@@ -1,7 +1,8 @@
 """Parameter checks shared by every mechanism and estimator.
 
-Each check raises ``ValueError`` whose message names the parameter and the offending value,
-so a bad config value is traced back to its key without reading a traceback.
+Each check raises :class:`ParameterError` (a ``ValueError``) whose message names the parameter
+and the offending value; inside a pipeline job, :func:`crowdpriv.runtime.start_job` adds the
+config key path the value came from (``ldp_sparse.fig2.epsilons[3]``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ParameterError",
     "check_positive",
     "check_nonnegative",
     "check_in_interval",
@@ -21,13 +23,26 @@ __all__ = [
 ]
 
 
+class ParameterError(ValueError):
+    """A parameter value a mechanism or estimator cannot use.
+
+    ``parameter`` is the name the code uses (``epsilon``, ``min_claims``), ``value`` the
+    offending value; the message says what is wrong.
+    """
+
+    def __init__(self, parameter: str, value: Any, message: str):
+        super().__init__(message)
+        self.parameter = parameter
+        self.value = value
+
+
 def _as_float(name: str, value: Any) -> float:
     try:
         out = float(value)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        raise ParameterError(name, value, f"{name} must be a number, got {value!r}") from None
     if math.isnan(out):
-        raise ValueError(f"{name} must be a number, got NaN")
+        raise ParameterError(name, value, f"{name} must be a number, got NaN")
     return out
 
 
@@ -35,7 +50,7 @@ def check_positive(name: str, value: Any) -> float:
     """Return ``value`` as float, or raise if it is not finite and > 0."""
     out = _as_float(name, value)
     if not (out > 0 and math.isfinite(out)):
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+        raise ParameterError(name, value, f"{name} must be a finite number > 0, got {value!r}")
     return out
 
 
@@ -43,7 +58,7 @@ def check_nonnegative(name: str, value: Any) -> float:
     """Return ``value`` as float, or raise if it is not finite and >= 0."""
     out = _as_float(name, value)
     if not (out >= 0 and math.isfinite(out)):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+        raise ParameterError(name, value, f"{name} must be a finite number >= 0, got {value!r}")
     return out
 
 
@@ -51,7 +66,7 @@ def check_greater_than(name: str, value: Any, bound: float) -> float:
     """Return ``value`` as float, or raise unless ``value > bound`` (e.g. PrisCrowd's γ > 1)."""
     out = _as_float(name, value)
     if not (out > bound and math.isfinite(out)):
-        raise ValueError(f"{name} must be a finite number > {bound}, got {value!r}")
+        raise ParameterError(name, value, f"{name} must be a finite number > {bound}, got {value!r}")
     return out
 
 
@@ -70,7 +85,7 @@ def check_in_interval(
     ok_high = out <= high if closed_high else out < high
     if not (ok_low and ok_high):
         interval = f"{'[' if closed_low else '('}{low}, {high}{']' if closed_high else ')'}"
-        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+        raise ParameterError(name, value, f"{name} must lie in {interval}, got {value!r}")
     return out
 
 
@@ -80,9 +95,9 @@ def check_int_at_least(name: str, value: Any, minimum: int) -> int:
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+            raise ParameterError(name, value, f"{name} must be an integer >= {minimum}, got {value!r}")
     if value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise ParameterError(name, value, f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
@@ -92,5 +107,5 @@ def check_finite_array(name: str, values: Any) -> np.ndarray:
     bad = ~np.isfinite(arr)
     if bad.any():
         first = arr[bad].ravel()[0]
-        raise ValueError(f"{name} must be finite; found {first!r} at {int(bad.sum())} position(s)")
+        raise ParameterError(name, first, f"{name} must be finite; found {first!r} at {int(bad.sum())} position(s)")
     return arr

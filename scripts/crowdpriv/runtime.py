@@ -1,19 +1,35 @@
-"""Small I/O helpers shared by the adapter scripts (no Snakemake import).
+"""Small helpers shared by the adapter scripts (no Snakemake import).
 
-Adapters call :func:`log_to` first so that warnings and errors land in the rule's log, and write
-tables with :func:`write_csv`, whose fixed float format makes reruns byte-identical.
+Adapters call :func:`start_job` first: warnings and errors land in the rule's log, a bad input
+is reported as one clear message (file, row, column or config key path, value, remedy) instead
+of a traceback, and raw inputs are re-verified. Tables are written with :func:`write_csv`, whose
+fixed float format makes reruns byte-identical. :class:`Progress` logs long loops.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import time
+import traceback
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["FLOAT_FORMAT", "log_to", "markdown_table", "write_csv", "write_markdown"]
+__all__ = [
+    "FLOAT_FORMAT",
+    "Progress",
+    "config_key_message",
+    "log_to",
+    "markdown_table",
+    "start_job",
+    "write_csv",
+    "write_markdown",
+]
 
 #: Ten significant digits: stable across platforms, ample for every reported quantity.
 FLOAT_FORMAT = "%.10g"
@@ -29,6 +45,130 @@ def log_to(log_path: str | Path) -> logging.Logger:
     logger.setLevel(logging.INFO)
     logging.captureWarnings(True)
     return logger
+
+
+def _find_list(params: Any, path: list[str]) -> list | None:
+    """The list stored under the key path ``path`` anywhere in a job's (nested) params."""
+    stack = [params]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            node = item
+            for part in path:
+                node = node.get(part) if isinstance(node, Mapping) else None
+            if isinstance(node, list):
+                return node
+            stack.extend(item.values())
+    return None
+
+
+def _list_of_key(params: Any, key: str) -> list | None:
+    """The config list ``key`` (dotted) as a job received it: the longest matching key-path tail
+    (``fig4.m`` before ``m``), so that another block's list of the same name is not taken."""
+    parts = key.split(".")
+    for start in range(1, len(parts)):
+        found = _find_list(params, parts[start:])
+        if found is not None:
+            return found
+    return None
+
+
+def config_key_message(err: Exception, config_keys: Mapping[str, str], params: Any = None
+                       ) -> str | None:
+    """``err`` (a :class:`crowdpriv._checks.ParameterError`) restated with its config key path.
+
+    ``config_keys`` maps the code's parameter names to config key paths (built by
+    ``config_keys()`` in workflow/rules/common.smk); when the key's list is among the job's
+    ``params``, the value's position is added: ``ldp_sparse.fig2.epsilons[3] = 0.0: ...``.
+    Returns None when the parameter is not in ``config_keys``.
+    """
+    parameter = getattr(err, "parameter", None)
+    if parameter is None:
+        return None
+    key = config_keys.get(parameter) or config_keys.get(parameter.rsplit(".", 1)[-1])
+    if key is None:
+        return None
+    value = getattr(err, "value", None)
+    values = _list_of_key(params, key) if params is not None else None
+    where = key
+    if values is not None:
+        matches = [i for i, v in enumerate(values) if v == value]
+        if matches:
+            where = f"{key}[{matches[0]}]"
+    return f"config key {where} = {value!r}: {err}"
+
+
+#: Errors that describe the user's input (data, config, raw files): shown as one message.
+def _is_input_error(err: BaseException) -> bool:
+    from ._checks import ParameterError
+    from .data.acquire import ChecksumError
+    from .validate import DataError
+
+    return isinstance(err, (ParameterError, DataError, ChecksumError, FileNotFoundError))
+
+
+def start_job(snakemake: Any) -> logging.Logger:
+    """Begin a pipeline job: log to ``snakemake.log[0]``, explain input errors, verify raw files.
+
+    An input error raised later in the job (bad data, a config value the code rejects, a damaged
+    raw file) ends the job with one message in the log, which the workflow profile's
+    ``show-failed-logs`` prints on the terminal: a config value is named by its key path
+    (``params.config_keys``). Other exceptions keep their traceback. Raw inputs listed in
+    ``params.raw_pins`` ({path: {sha256, size}}) are re-verified before anything reads them.
+    """
+    logger = log_to(snakemake.log[0])
+    logger.info("rule %s, threads %s, BLAS/OpenMP threads %s", snakemake.rule,
+                getattr(snakemake, "threads", "?"), os.environ.get("OPENBLAS_NUM_THREADS", "unset"))
+    params = dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else {}
+    keys = params.get("config_keys") or {}
+
+    def excepthook(kind, err, tb):
+        if _is_input_error(err):
+            message = config_key_message(err, keys, params) or str(err)
+            print(f"crowdpriv input error in rule {snakemake.rule}: {message}", file=sys.stderr)
+        else:
+            traceback.print_exception(kind, err, tb, file=sys.stderr)
+        sys.stderr.flush()
+
+    sys.excepthook = excepthook
+    pins = params.get("raw_pins") or {}
+    if pins:
+        from .data.acquire import verify_local_copy
+
+        for path, pin in pins.items():
+            verify_local_copy(path, sha256=pin["sha256"], size=pin.get("size"))
+        logger.info("re-verified %d raw file(s) (size + sha256)", len(pins))
+    return logger
+
+
+class Progress:
+    """Log a long loop's progress (which point, which repetition, elapsed) about every ``every`` s.
+
+    Wall-clock time decides only *when* a line is logged, never a number the job writes.
+    """
+
+    def __init__(self, logger: logging.Logger, what: str, total: int | None = None,
+                 every: float = 10.0):
+        self.logger, self.what, self.total, self.every = logger, what, total, float(every)
+        self.start = self.last = time.monotonic()
+        self.done = 0
+        logger.info("%s: started%s", what, "" if total is None else f", {total} step(s)")
+
+    def __call__(self, label: str = "") -> None:
+        """Mark one step done (``label`` says which point / repetition); log if ``every`` s
+        passed since the last line (and at the last step)."""
+        self.done += 1
+        now = time.monotonic()
+        if now - self.last >= self.every or self.done == self.total:
+            self.last = now
+            of = "" if self.total is None else f"/{self.total}"
+            self.logger.info("%s: step %d%s done (%s), %.1f s elapsed", self.what, self.done, of,
+                             label, now - self.start)
+
+    def finish(self) -> None:
+        """Log the total elapsed time."""
+        self.logger.info("%s: %d step(s) done in %.1f s", self.what, self.done,
+                         time.monotonic() - self.start)
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> None:

@@ -90,21 +90,63 @@ def raw_file(group, name):
 
 
 def raw_entry(wildcards):
-    """The config entry {url, sha256} of one raw file, plus its mirror path."""
+    """The pinned identity {url, sha256, size} of one raw file.
+
+    Where the file is fetched from (mirror_dir, mirror_url) is read by the job from the config,
+    not passed as a param: switching mirrors must not re-fetch (or lose) verified files.
+    """
     entry = config["raw"][wildcards.group].get(wildcards.filename)
     if entry is None:
         raise ValueError(
             f"raw file {wildcards.group}/{wildcards.filename} is not listed under "
             f"raw.{wildcards.group} in config"
         )
-    mirror = repo_path(config["mirror_dir"])
     return {
         "url": entry.get("url", ""),
         "sha256": entry["sha256"],
-        "mirror_path": (
-            os.path.join(mirror, wildcards.group, wildcards.filename) if mirror else ""
-        ),
+        "size": entry.get("size"),
+        "relative": f"{wildcards.group}/{wildcards.filename}",
     }
+
+
+def raw_pins(wildcards, input):
+    """{path: {sha256, size}} of a job's inputs under data/raw, re-verified before reading."""
+    pins = {}
+    for path in input:
+        parts = str(path).split("/", 3)
+        if parts[:2] == ["data", "raw"] and len(parts) == 4:
+            entry = config["raw"][parts[2]][parts[3]]
+            pins[str(path)] = {"sha256": entry["sha256"], "size": entry.get("size")}
+    return pins
+
+
+def config_keys(*blocks):
+    """{parameter name: config key path} of every key under ``blocks`` (dotted config paths).
+
+    A job passes this as ``params.config_keys`` so that crowdpriv.runtime.start_job can name the
+    key a rejected value came from (``ldp_sparse.fig2.epsilons[3]``). Earlier blocks win; a list
+    key is also known by its singular (``epsilons`` -> ``epsilon``), a nested block's keys by
+    ``block.key`` (``fig3.min_claims``). Holds only key names, so editing a value does not
+    re-run a job through this parameter.
+    """
+    keys = {}
+
+    def add(name, path, value):
+        keys.setdefault(name, path)
+        if isinstance(value, list) and name.endswith("s"):
+            singular = name[:-3] + "y" if name.endswith("ies") else name[:-1]
+            keys.setdefault(singular, path)
+
+    for block in blocks:
+        node = config
+        for part in block.split("."):
+            node = node[part]
+        for name, value in node.items():
+            add(name, f"{block}.{name}", value)
+            if isinstance(value, dict):
+                for inner, inner_value in value.items():
+                    add(f"{name}.{inner}", f"{block}.{name}.{inner}", inner_value)
+    return keys
 
 
 def custom_dataset_inputs(wildcards):

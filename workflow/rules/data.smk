@@ -14,7 +14,6 @@ rule fetch_raw:
         CONDA_ENV
     params:
         entry=raw_entry,
-        timeout=config["download_timeout_s"],
     script:
         "../../scripts/fetch_raw.py"
 
@@ -31,7 +30,12 @@ rule preprocess_population:
         "results/benchmarks/data/preprocess/population.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
+        raw_pins=raw_pins,
         cfg=config["datasets"]["population"],
     script:
         "../../scripts/preprocess_population.py"
@@ -51,7 +55,12 @@ rule preprocess_adultcontent:
         "results/benchmarks/data/preprocess/adultcontent.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
+        raw_pins=raw_pins,
         cfg=config["datasets"]["adultcontent"],
     script:
         "../../scripts/preprocess_adultcontent.py"
@@ -69,6 +78,12 @@ rule preprocess_web:
         "results/benchmarks/data/preprocess/web.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        raw_pins=raw_pins,
     script:
         "../../scripts/preprocess_web.py"
 
@@ -87,7 +102,13 @@ rule preprocess_stock_surrogate:
         "results/benchmarks/data/preprocess/stock_surrogate.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
+        raw_pins=raw_pins,
+        config_keys=config_keys("datasets.stock_surrogate"),
         cfg=config["datasets"]["stock_surrogate"],
         seed=config["seed"],
     script:
@@ -105,7 +126,12 @@ rule preprocess_indoor_surrogate:
         "results/benchmarks/data/preprocess/indoor_surrogate.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
+        config_keys=config_keys("datasets.indoor_surrogate"),
         cfg=config["datasets"]["indoor_surrogate"],
         seed=config["seed"],
     script:
@@ -126,6 +152,10 @@ rule import_custom_dataset:
     localrule: True
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     script:
         "../../scripts/import_custom_dataset.py"
 

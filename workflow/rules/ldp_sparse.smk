@@ -105,10 +105,13 @@ rule ldp_sparse_synthetic:
         sparsity=r"[0-9.]+",
     conda:
         CONDA_ENV
+    threads: 1
     resources:
         mem_mb=lambda w: 200
         + LDP[w.experiment]["workers"] * LDP[w.experiment]["tasks"] // 20000,
+        runtime=60,
     params:
+        config_keys=lambda w: config_keys(f"ldp_sparse.{w.experiment}", "ldp_sparse"),
         # the point's own settings, not the list of points: adding one runs only the new job
         experiment=lambda w: {
             k: v for k, v in LDP[w.experiment].items() if k != "sparsities"
@@ -131,9 +134,12 @@ rule ldp_sparse_real:
         "results/benchmarks/ldp_sparse/raw/fig5/{dataset}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     resources:
         mem_mb=2000,
+        runtime=60,
     params:
+        config_keys=config_keys("ldp_sparse.fig5", "ldp_sparse"),
         experiment={k: v for k, v in LDP["fig5"].items() if k != "datasets"},
         common=LDP_REAL_COMMON,
         seed=config["seed"],
@@ -327,7 +333,12 @@ rule ldp_sparse_mf_sensitivity_raw:
         "results/benchmarks/ldp_sparse/raw/mf_sensitivity.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
+        config_keys=config_keys("ldp_sparse.mf_sensitivity", "ldp_sparse"),
         experiment=LDP["mf_sensitivity"],
         # it sweeps d itself
         common={k: v for k, v in LDP_SYNTHETIC_COMMON.items() if k != "d"},

@@ -41,7 +41,14 @@ rule pptd_synthetic_tradeoff:
         fig="fig2|fig3|fig4|fig5",
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
+        config_keys=lambda w: config_keys(
+            f"pptd.{w.fig}", "pptd.synthetic", "pptd.privacy", "pptd"
+        ),
         exp=pptd_synthetic_params,
         seed=config["seed"],
     script:
@@ -60,7 +67,12 @@ rule pptd_indoor_tradeoff:
         "results/benchmarks/pptd/fig6.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
+        config_keys=config_keys("pptd.fig6", "pptd.privacy", "pptd"),
         exp=dict(
             dataset=PPTD["fig6"]["dataset"],
             lam1=PPTD["fig6"]["lambda1"],
@@ -90,7 +102,12 @@ rule pptd_weights:
         "results/benchmarks/pptd/fig7.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
+        config_keys=config_keys("pptd.fig7", "pptd.privacy", "pptd"),
         exp=dict(
             repetitions=PPTD["repetitions"],
             td_kwargs=pptd_td("crh"),
@@ -113,7 +130,12 @@ rule pptd_runtime:
         "results/benchmarks/pptd/fig8.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
+        config_keys=config_keys("pptd.fig8", "pptd.synthetic", "pptd.privacy", "pptd"),
         exp=dict(
             workers=PPTD["synthetic"]["workers"],
             tasks=PPTD["synthetic"]["tasks"],

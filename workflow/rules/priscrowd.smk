@@ -86,12 +86,15 @@ rule priscrowd_run:
         "results/benchmarks/priscrowd/run/{dataset}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
     resources:
         mem_mb=2000,
+        runtime=60,
     params:
+        config_keys=config_keys("priscrowd"),
         cfg=pris_params("t", "delta_exponent", "basic_epsilons", "repetitions"),
         fig3=PRIS["fig3"],
-        fig4_m=PRIS["fig4"]["m"],
+        fig4=PRIS["fig4"],
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_run.py"
@@ -109,7 +112,12 @@ rule priscrowd_simulated:
         p=r"[0-9.]+",
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
+        config_keys=config_keys("priscrowd.table2", "priscrowd"),
         cfg=pris_params("basic_epsilons", "repetitions"),
         # the data settings, not the list of p: adding a point runs only the new job
         sim={k: v for k, v in PRIS["table2"].items() if k != "p"},
@@ -130,7 +138,12 @@ rule priscrowd_timing:
         "results/benchmarks/priscrowd/timing/{dataset}.tsv"
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=30,
     params:
+        config_keys=config_keys("priscrowd.fig5", "priscrowd"),
         cfg=pris_params(),
         fig5=PRIS["fig5"],
         seed=config["seed"],

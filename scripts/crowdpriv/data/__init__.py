@@ -1,6 +1,6 @@
 """Data acquisition, dataset readers, surrogate generators and dataset statistics."""
 
-from .acquire import ChecksumError, fetch_verified, sha256_of
+from .acquire import ChecksumError, fetch_verified, mirror_file_url, sha256_of, verify_local_copy
 from .crowd_labels import read_adultcontent, read_web_mat
 from .custom import import_claims_table
 from .indoor import simulate_indoor
@@ -24,6 +24,8 @@ from .stock import (
 __all__ = [
     "ChecksumError",
     "fetch_verified",
+    "mirror_file_url",
+    "verify_local_copy",
     "sha256_of",
     "import_claims_table",
     "read_adultcontent",

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..validate import resolve_duplicates
+
 __all__ = ["read_adultcontent", "read_web_mat"]
 
 
@@ -61,9 +63,11 @@ def read_adultcontent(
             "worker": labels["worker"],
             "value": labels["label"].map(code).astype(float),
         }
-    ).drop_duplicates(["task", "worker"], keep=duplicate_policy)
+    )
+    claims = resolve_duplicates(claims, ["task", "worker"], keep=duplicate_policy,
+                                policy="datasets.adultcontent.duplicate_policy")
     truth = pd.DataFrame({"task": gold["task"], "truth": gold["label"].map(code).astype(float)})
-    truth = truth.drop_duplicates("task", keep="last")
+    truth = resolve_duplicates(truth, ["task"], keep="last", policy="the gold file's last label")
     truth = truth.loc[truth["task"].isin(set(claims["task"]))]
     return (
         claims.sort_values(["task", "worker"], kind="stable").reset_index(drop=True),

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_positive
+from ..validate import resolve_duplicates
 
 __all__ = [
     "read_population_truth",
@@ -114,7 +115,8 @@ def pop_tuples_to_claims(tuples: pd.DataFrame) -> pd.DataFrame:
             "revision": tuples["revision"],
         }
     )
-    df = df.sort_values("revision", kind="stable").drop_duplicates(["task", "worker"], keep="last")
+    df = resolve_duplicates(df.sort_values("revision", kind="stable"), ["task", "worker"],
+                            keep="last", policy="latest revision, as Wan et al.'s KDEm")
     return df.drop(columns="revision").reset_index(drop=True)
 
 
@@ -127,7 +129,8 @@ def filter_population_claims(claims: pd.DataFrame, *, max_value: float = 1e8) ->
     """
     check_positive("max_value", max_value)
     df = claims.loc[claims["value"] <= max_value]
-    df = df.drop_duplicates(["task", "worker"], keep="last")
+    df = resolve_duplicates(df, ["task", "worker"], keep="last",
+                            policy="last claim in table order, as PrisCrowd")
     distinct = df.groupby("task")["value"].transform("nunique")
     df = df.loc[distinct > 1]
     return df.sort_values(["task", "worker"], kind="stable").reset_index(drop=True)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .._checks import check_in_interval, check_int_at_least, check_nonnegative
+from ..validate import resolve_duplicates
 
 __all__ = [
     "STOCK_ATTRIBUTES",
@@ -119,7 +120,8 @@ def read_clean_stock_claims(paths: list[str | Path]) -> pd.DataFrame:
     claims = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["task", "worker", "value"]
     )
-    return claims.drop_duplicates(["task", "worker"], keep="last").reset_index(drop=True)
+    return resolve_duplicates(claims, ["task", "worker"], keep="last",
+                              policy="last line of the day's file").reset_index(drop=True)
 
 
 def simulate_stock_sources(

@@ -128,9 +128,12 @@ def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="un
 
 def _run_reps(
     make_data, *, experiment, point, epsilons, methods, repetitions, seed, domain_size, d,
-    mechanisms, inference, max_batch_cells, fixed_data=False,
+    mechanisms, inference, max_batch_cells, fixed_data=False, progress=None,
 ):
-    """Shared loop: per chunk of repetitions, infer on the original and on each perturbation."""
+    """Shared loop: per chunk of repetitions, infer on the original and on each perturbation.
+
+    ``progress(label)``, when given, is called after each (ε, method) of a chunk of repetitions
+    (the adapters log it; it never affects a number)."""
     rows = []
     fixed_cache = {}
     fill = (domain_size - 1) / 2.0
@@ -186,6 +189,8 @@ def _run_reps(
                 ])
                 res = infer_truth(pert, **inference)
                 del pert
+                if progress is not None:
+                    progress(f"{point}: ε={eps:g} {method} reps {this[0]}-{this[-1]}")
                 for b, rep in enumerate(this):
                     mae_p = mae(truths[b], res.truth[b], fill_value=fill)
                     bound = _bound(method, eps, answered=answered[b], sigma=sig_for_bound[b],
@@ -207,7 +212,7 @@ def _run_reps(
 def run_synthetic_point(
     *, experiment: str, n_workers: int, n_tasks: int, sparsity: float, epsilons, methods,
     repetitions: int, seed: int, domain_size: int = 10, d: int = 10, generator=None,
-    mechanisms=None, inference=None, max_batch_cells: float = 2e7,
+    mechanisms=None, inference=None, max_batch_cells: float = 2e7, progress=None,
 ) -> pd.DataFrame:
     """All ε x methods x repetitions of one synthetic sparsity point (LDP-sparse Fig. 2-4).
 
@@ -239,7 +244,7 @@ def run_synthetic_point(
     out = _run_reps(
         make, experiment=experiment, point=sparsity, epsilons=epsilons, methods=methods,
         repetitions=r, seed=seed, domain_size=domain_size, d=d, mechanisms=mechanisms,
-        inference=inference, max_batch_cells=max_batch_cells,
+        inference=inference, max_batch_cells=max_batch_cells, progress=progress,
     )
     out.insert(0, "sparsity", sparsity)
     out.insert(0, "tasks", n)
@@ -251,7 +256,7 @@ def run_synthetic_point(
 def run_real_dataset(
     answers, truth, *, dataset: str, epsilons, methods, repetitions: int, seed: int,
     domain_size: int = 5, d: int = 10, mechanisms=None, inference=None,
-    max_batch_cells: float = 2e7,
+    max_batch_cells: float = 2e7, progress=None,
 ) -> pd.DataFrame:
     """MAE change vs ε on a real dataset for LP, RR, MF and 2-Layer (LDP-sparse Fig. 5).
 
@@ -274,7 +279,7 @@ def run_real_dataset(
         lambda rep: (a, t, None), experiment="fig5", point=dataset, epsilons=epsilons,
         methods=methods, repetitions=r, seed=seed, domain_size=domain_size, d=d,
         mechanisms=mechanisms or {}, inference=inference or {}, max_batch_cells=max_batch_cells,
-        fixed_data=True,
+        fixed_data=True, progress=progress,
     )
     out.insert(0, "sparsity", float(np.isnan(a).mean()))
     out.insert(0, "tasks", a.shape[1])
@@ -287,7 +292,7 @@ def run_real_dataset(
 def run_mf_sensitivity(
     *, n_workers: int, n_tasks: int, sparsity: float, epsilons, ds, ridges, repetitions: int,
     seed: int, domain_size: int = 10, generator=None, mechanisms=None, inference=None,
-    max_batch_cells: float = 2e7,
+    max_batch_cells: float = 2e7, progress=None,
 ) -> pd.DataFrame:
     """MF's MAE change vs the factorisation parameter d and a ridge term λ (not in the paper).
 
@@ -304,6 +309,8 @@ def run_mf_sensitivity(
                 sparsity=sparsity, epsilons=epsilons, methods=["MF"], repetitions=repetitions,
                 seed=seed, domain_size=domain_size, d=int(d), generator=generator,
                 mechanisms=mech, inference=inference, max_batch_cells=max_batch_cells,
+                progress=(None if progress is None else
+                          lambda label, d=d, ridge=ridge: progress(f"d={d} λ={ridge:g} {label}")),
             )
             df.insert(4, "ridge", float(ridge))
             df.insert(4, "d", int(d))

@@ -16,7 +16,7 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from ..aggregate import summarise
-from .._checks import check_in_interval, check_int_at_least, check_positive
+from .._checks import ParameterError, check_in_interval, check_int_at_least, check_positive
 from ..seeds import derive_rng
 from ._mechanism import average_noise, expected_average_noise, perturb
 from ._synthetic import generate_synthetic
@@ -315,8 +315,9 @@ def weight_comparison(
     n_claims = (~np.isnan(x)).sum(axis=1)
     eligible = np.flatnonzero(n_claims >= min_claims)
     if eligible.size < n_shown:
-        raise ValueError(
-            f"min_claims={min_claims} leaves {eligible.size} workers, fewer than shown={n_shown}"
+        raise ParameterError(
+            "min_claims", min_claims, f"min_claims={min_claims} leaves {eligible.size} workers "
+            f"with that many claims, fewer than shown={n_shown}; lower min_claims or shown"
         )
     picked = np.sort(derive_rng(seed, "pptd", "fig7", "users", dataset).choice(
         eligible, size=n_shown, replace=False

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 import pandas as pd
 
-from .._checks import check_int_at_least, check_positive
+from ..validate import DataError
+from .._checks import ParameterError, check_int_at_least, check_positive
 from ._kde import BANDWIDTH_RULES, ObjectBatch, gaussian_density, pack_objects
 from ._metrics import prefix_ise
 from ._release import basic_release, synthesize, theorem2_budget, validate_test_params
@@ -30,6 +31,7 @@ __all__ = [
     "fit_weights",
     "fit_claims_table",
     "drop_single_claim_objects",
+    "usable_claims",
     "evaluate_release",
     "run_real_dataset",
     "run_simulated",
@@ -98,8 +100,12 @@ class Params:
 def _check_ms(name: str, ms, m: int) -> np.ndarray:
     """A list of release sizes m' in [1, m] (Fig. 4's and Fig. 5's sweeps)."""
     ms = [check_int_at_least(name, v, 1) for v in ms]
-    if not ms or max(ms) > m:
-        raise ValueError(f"{name} must be integers in [1, m={m}], got {ms!r}")
+    if not ms:
+        raise ParameterError(name, ms, f"{name} must list at least one release size")
+    too_big = [v for v in ms if v > m]
+    if too_big:
+        raise ParameterError(name, too_big[0], f"{name} must be integers in [1, m={m}] (the "
+                             f"release size m' cannot exceed m), got {too_big[0]!r}")
     return np.asarray(ms, dtype=int)
 
 
@@ -160,6 +166,25 @@ def drop_single_claim_objects(claims: pd.DataFrame):
     keep = counts >= 2
     dropped = claims.loc[~keep, "task"].nunique()
     return claims.loc[keep].reset_index(drop=True), int(dropped)
+
+
+def usable_claims(claims: pd.DataFrame, truth: pd.DataFrame, *, claims_path, truth_path):
+    """PrisCrowd's filtering of a validated dataset, refusing one it leaves empty.
+
+    Drops single-claim objects (:func:`drop_single_claim_objects`); raises
+    :class:`crowdpriv.validate.DataError` when no object is left or none of those left has a
+    truth row (accuracy could not be measured). Returns ``(claims, dropped)``.
+    """
+    kept, dropped = drop_single_claim_objects(claims)
+    if kept.empty:
+        raise DataError(claims_path, f"every one of the {dropped} objects has a single claim; "
+                        "PrisCrowd drops those (its normalisation needs two, Sec. 5), so nothing "
+                        "is left", remedy="Use a dataset where objects get two or more claims")
+    if not truth["task"].isin(set(kept["task"])).any():
+        raise DataError(truth_path, "no object with two or more claims has a truth row, so "
+                        "accuracy cannot be measured",
+                        remedy="Give truth rows for the claimed objects")
+    return kept, dropped
 
 
 def fit_claims_table(claims: pd.DataFrame, params: Params):
@@ -406,14 +431,15 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: in
 
 
 def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, fig3: dict,
-                     fig4_m, rng):
+                     fig4_m, rng, progress=None):
     """Table 1, Figs. 3-5, release and privacy-budget data for one claims table.
 
     Reference density of object i: ``K_h(. - truth_i)`` (REPRODUCTION_NOTES A.7); only objects
     with a truth are released and scored (the paper: "objects whose ground truths can be
     achieved"). ``claims`` must have no single-claim objects (see
     :func:`drop_single_claim_objects`). ``fig3`` holds Fig. 3's ``objects``, ``min_claims`` and
-    ``grid``; ``fig4_m`` the release sizes of Fig. 4.
+    ``grid``; ``fig4_m`` the release sizes of Fig. 4. ``progress(label)`` is called after
+    each phase (fit, release, case study), for the job's log.
 
     Returns
     -------
@@ -422,17 +448,21 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
         rep, m' and privacy_test), ``release`` (per method and rep), ``budget`` (per method and
         object), ``fig3_curves``, ``fig3_claims``, ``info``.
     """
+    ms = _check_ms("fig4.m", fig4_m, params.m)  # before any work: a bad sweep fails at once
     rng_release, rng_fig3 = rng.spawn(2)
+    step = progress or (lambda label: None)
     fitted = fit_claims_table(claims, params)
+    step(f"phase 1 (weights) fitted, {fitted.n_iter_global} global iterations")
     t = truth.drop_duplicates("task").set_index("task")["truth"]
     ref_mu = t.reindex(fitted.objects).to_numpy(float)
-    ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release,
-                          ms=_check_ms("fig4.m", fig4_m, params.m))
+    ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release, ms=ms)
+    step("releases (PrisCrowd, Uniform, Basic) scored")
     table, fig4 = _score_rows(ev["ise"], ev["ms"], params.m)
     work = _work_rows(ev["candidates"], ev["n_claims"])
     release = _release_rows(ev["release"], params.m)
     budget = _budget_rows(fitted, np.isfinite(ref_mu), params)
     curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, rng=rng_fig3, **fig3)
+    step("Fig. 3 case studies drawn")
     info = pd.DataFrame([{
         "tasks": len(fitted.objects), "workers": len(fitted.sources),
         "claims": int(len(claims)), "tasks_with_truth": int(np.isfinite(ref_mu).sum()),

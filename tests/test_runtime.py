@@ -1,0 +1,82 @@
+"""Job plumbing: config key paths in errors, progress logging, and every compute rule's resources."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import pytest
+
+from crowdpriv._checks import ParameterError, check_positive
+from crowdpriv.runtime import Progress, config_key_message
+
+
+def _error(raise_it):
+    with pytest.raises(ParameterError) as err:
+        raise_it()
+    return err.value
+
+
+def test_parameter_error_is_a_value_error_with_name_and_value():
+    err = _error(lambda: check_positive("epsilon", -1))
+    assert isinstance(err, ValueError) and err.parameter == "epsilon" and err.value == -1
+
+
+def test_config_key_message_names_the_list_position():
+    err = _error(lambda: check_positive("epsilon", 0.0))
+    keys = {"epsilon": "ldp_sparse.fig2.epsilons", "epsilons": "ldp_sparse.fig2.epsilons"}
+    params = {"experiment": {"epsilons": [0.5, 1.0, 2.0, 0.0], "workers": 3}}
+    message = config_key_message(err, keys, params)
+    assert message.startswith("config key ldp_sparse.fig2.epsilons[3] = 0.0: epsilon must be")
+
+
+def test_config_key_message_prefers_the_longest_key_tail():
+    """priscrowd.fig4.m is fig4's list, not another block's list also called m."""
+    err = ParameterError("fig4.m", 40, "too big")
+    params = {"other": {"m": [40, 1]}, "fig4": {"m": [1, 10, 40]}}
+    assert config_key_message(err, {"fig4.m": "priscrowd.fig4.m"}, params) == (
+        "config key priscrowd.fig4.m[2] = 40: too big")
+
+
+def test_config_key_message_without_the_list_or_the_key():
+    err = ParameterError("min_claims", 50, "too many")
+    assert config_key_message(err, {"min_claims": "pptd.fig7.min_claims"}, {}) == (
+        "config key pptd.fig7.min_claims = 50: too many")
+    assert config_key_message(err, {}, {}) is None
+    assert config_key_message(ValueError("plain"), {"x": "y"}, {}) is None
+
+
+def test_progress_logs_steps_and_total(caplog):
+    logger = logging.getLogger("crowdpriv.test")
+    with caplog.at_level(logging.INFO, logger="crowdpriv.test"):
+        progress = Progress(logger, "fig2", total=3, every=0.0)
+        for label in ("ε=1", "ε=2", "ε=3"):
+            progress(label)
+        progress.finish()
+    lines = [r.getMessage() for r in caplog.records]
+    assert lines[0] == "fig2: started, 3 step(s)"
+    assert re.fullmatch(r"fig2: step 2/3 done \(ε=2\), \d+\.\d s elapsed", lines[2])
+    assert re.fullmatch(r"fig2: 3 step\(s\) done in \d+\.\d s", lines[-1])
+
+
+def test_progress_is_quiet_between_intervals(caplog):
+    logger = logging.getLogger("crowdpriv.test")
+    with caplog.at_level(logging.INFO, logger="crowdpriv.test"):
+        progress = Progress(logger, "x", total=100, every=3600)
+        for _ in range(99):
+            progress("step")
+    assert len(caplog.records) == 1  # only "started": no step reached an hour
+
+
+def test_every_compute_rule_declares_threads_and_resources(root):
+    """Non-local rules (they run as jobs on a cluster) declare threads, mem_mb and runtime."""
+    missing = []
+    for path in sorted((root / "workflow/rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule \w+:)", path.read_text()):
+            name = re.match(r"rule (\w+):", block)
+            if not name or "localrule: True" in block:
+                continue
+            for needed in ("threads: 1", "mem_mb=", "runtime="):
+                if needed not in block:
+                    missing.append(f"{path.name}:{name.group(1)} lacks {needed}")
+    assert not missing, missing
