@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crowdpriv._checks import check_int_at_least, check_nonnegative, check_positive
+from crowdpriv.answers import from_array
+from crowdpriv.truth import sun
 
 __all__ = ["TruthInferenceResult", "infer_truth", "mae", "mae_change"]
 
@@ -50,90 +51,32 @@ def infer_truth(
 ) -> TruthInferenceResult:
     """Iterative weighted-mean truth inference with NULL answers (LDP-sparse Alg. 1).
 
-    Starting from q_i = 1/m, alternate the weighted mean over the workers who answered each
-    task (Eq. 1) and the quality update q_i ∝ 1/σ_i with
-    σ_i = sqrt(mean over T_i of (a_ij − μ̂_j)²) (Eq. 2) until the largest change of any
-    estimated truth is below ``tol``.
+    A thin adapter over :func:`crowdpriv.truth.sun` (implemented once for every paper) for a
+    worker x task matrix with leading batch axes (repetitions): starting from q_i = 1/m, it
+    alternates the weighted mean over the workers who answered each task (Eq. 1) and the quality
+    update q_i ∝ 1/σ_i with σ_i = sqrt(mean over T_i of (a_ij − μ̂_j)²) (Eq. 2) until the largest
+    change of any estimated truth is below ``tol``; each batch element converges on its own.
 
     Parameters
     ----------
     answers : array_like, shape (..., m, n)
-        Worker x task answers, ``NaN`` = NULL. Leading axes are independent problems (e.g.
-        repetitions) solved together; each stops updating once it has converged, so a result
-        does not depend on what it is batched with.
-    tol : float
-        Convergence threshold on max_j |μ̂_j^(t) − μ̂_j^(t−1)|.
-    max_iter : int
-        Maximum number of iterations.
-    sigma_floor : float
-        Lower bound on σ_i before inverting it (a worker who agrees exactly with the estimate
-        would otherwise get infinite weight); Eq. 2 is silent on this case.
+        Worker x task answers, ``NaN`` = NULL. Mostly-answered matrices (a dense-by-design
+        mechanism's output) are reduced by matrix products in ``dtype``, sparse ones in long
+        format (:func:`crowdpriv.answers.from_array`).
+    tol, max_iter, sigma_floor
+        See :func:`crowdpriv.truth.sun`.
     dtype : numpy dtype
-        Floating type of the big matrix products (float32 halves memory traffic).
-
-    Returns
-    -------
-    TruthInferenceResult
+        Floating type of the dense matrix products (float32 halves memory traffic).
     """
-    tol = check_positive("tol", tol)
-    max_iter = check_int_at_least("max_iter", max_iter, 1)
-    sigma_floor = check_nonnegative("sigma_floor", sigma_floor)
     a = np.asarray(answers)
     if a.ndim < 2:
         raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {a.ndim}")
-    if np.isinf(a).any():
-        raise ValueError("answers must be finite or NaN (NULL); found an infinite value")
-    mask = ~np.isnan(a)
-    dense = bool(mask.all())
-    a0 = np.where(mask, a, 0).astype(dtype, copy=False)
-    w = None if dense else mask.astype(dtype)
-    del mask
-    batch = a.shape[:-2]
-    m, n = a.shape[-2:]
-    counts = np.full(batch + (m,), float(n)) if dense else w.sum(-1, dtype=np.float64)
-    sq = np.einsum("...ij,...ij->...i", a0, a0, dtype=np.float64)
-    has = counts > 0
-
-    q = np.where(has, 1.0 / m, 0.0)
-    mu = np.full(batch + (n,), np.nan)
-    sigma = np.full(batch + (m,), np.nan)
-    active = np.ones(batch, dtype=bool)
-    iterations = np.zeros(batch, dtype=np.int64)
-    for _ in range(max_iter):
-        qd = q.astype(dtype)[..., None, :]
-        num = (qd @ a0)[..., 0, :].astype(np.float64)
-        if dense:
-            den = np.broadcast_to(q.sum(-1, keepdims=True), num.shape)
-        else:
-            den = (qd @ w)[..., 0, :].astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mu_new = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-        # den > 0 exactly when somebody answered the task (only answer-less workers get q = 0).
-        change = np.abs(mu_new - mu)
-        change = np.where(np.isnan(mu_new) & np.isnan(mu), 0.0, change)
-        change = np.where(np.isnan(change), np.inf, change)
-        delta = change.max(-1) if n else np.zeros(batch)
-        mu = np.where(active[..., None], mu_new, mu)
-        iterations = iterations + active
-        # Eq. 2 via the expansion Σ w (a − μ)² = Σ a² − 2 Σ a μ + Σ w μ² (no m x n temporary).
-        mu0 = np.nan_to_num(mu).astype(dtype)
-        cross = (a0 @ mu0[..., :, None])[..., 0].astype(np.float64)
-        if dense:
-            musq = np.broadcast_to((mu0.astype(np.float64) ** 2).sum(-1, keepdims=True), cross.shape)
-        else:
-            musq = (w @ (mu0 * mu0)[..., :, None])[..., 0].astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = np.maximum(sq - 2.0 * cross + musq, 0.0) / np.where(has, counts, 1.0)
-            sigma_new = np.where(has, np.sqrt(var), np.nan)
-            inv = np.where(has, 1.0 / np.maximum(sigma_new, max(sigma_floor, 1e-300)), 0.0)
-            tot = inv.sum(-1, keepdims=True)
-            q_new = inv / np.where(tot > 0, tot, 1.0)
-        sigma = np.where(active[..., None], sigma_new, sigma)
-        q = np.where(active[..., None], q_new, q)
-        active = active & ~(delta < tol)
-        if not active.any():
-            break
-    return TruthInferenceResult(mu, q, sigma, iterations, ~active)
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    res = sun(from_array(a.reshape((-1, m, n)), dtype=dtype), tol=tol, max_iter=max_iter,
+              sigma_floor=sigma_floor)
+    return TruthInferenceResult(res.truths.reshape(batch + (n,)), res.weights.reshape(batch + (m,)),
+                                res.sigma.reshape(batch + (m,)), res.iterations.reshape(batch),
+                                res.converged.reshape(batch))
 
 
 def mae(truth, estimate, *, fill_value: float | None = None) -> np.ndarray:

@@ -1,0 +1,174 @@
+"""The long-format container (crowdpriv.answers) and truth inference written once (crowdpriv.truth)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crowdpriv.answers import Answers, DenseAnswers, from_array
+from crowdpriv.truth import crh, crh_weights, gtm, infer, sun
+
+
+def _noisy(rng, groups, m, n, missing, labels=False):
+    truth = rng.uniform(0, 9, size=(groups, 1, n))
+    sd = rng.uniform(0.3, 3, size=(groups, m, 1))
+    x = truth + rng.normal(size=(groups, m, n)) * sd
+    if labels:
+        x = np.clip(np.rint(x), 0, 9)
+    x[rng.random(x.shape) < missing] = np.nan
+    x[:, 0, :] = np.where(np.isnan(x[:, 0, :]), 4.0, x[:, 0, :])  # every task answered
+    return x
+
+
+# -- Answers ---------------------------------------------------------------------------------
+
+def test_answers_dtypes_and_roundtrip():
+    df = pd.DataFrame({"task": ["b", "a", "b"], "worker": ["w2", "w1", "w1"],
+                       "value": [3.0, 1.5, 2.0]})
+    ans = Answers.from_frame(df)
+    assert ans.task.dtype == np.int32 and ans.worker.dtype == np.int32
+    assert ans.value.dtype == np.float64 and (ans.n_tasks, ans.n_workers) == (2, 2)
+    back = ans.to_frame()
+    assert back.sort_values(["task", "worker"]).to_numpy().tolist() == (
+        df.sort_values(["task", "worker"]).to_numpy().tolist())
+    labels = Answers.from_frame(df.assign(value=[1, 0, 1]), categorical=True)
+    assert labels.value.dtype == np.int8
+
+
+def test_float64_keeps_population_counts_exact():
+    big = 2**24 + 1  # float32 would round it
+    ans = Answers([0], [0], [float(big)], 1, 1)
+    assert ans.value[0] == big
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(task=[0, 1], worker=[0], value=[1.0, 2.0]), "one length"),
+    (dict(task=[2], worker=[0], value=[1.0]), r"task indices must lie in \[0, 2\)"),
+    (dict(task=[0], worker=[-1], value=[1.0]), r"worker indices must lie in \[0, 1\)"),
+    (dict(task=[0], worker=[0], value=[np.nan]), "must be finite"),
+    (dict(task=[0], worker=[0], value=[300]), "fit int8"),
+])
+def test_answers_reject_bad_arrays(kwargs, message):
+    sizes = dict(n_tasks=2, n_workers=1)
+    with pytest.raises(ValueError, match=message):
+        Answers(**kwargs, **sizes)
+
+
+def test_groups_must_divide_the_sizes():
+    with pytest.raises(ValueError, match="must divide"):
+        Answers([0], [0], [1.0], 3, 2, groups=2)
+
+
+def test_from_frame_refuses_missing_ids():
+    df = pd.DataFrame({"task": ["a", None], "worker": ["w", "w"], "value": [1.0, 2.0]})
+    with pytest.raises(ValueError, match="missing"):
+        Answers.from_frame(df)
+
+
+def test_dense_roundtrip_and_reductions_agree():
+    rng = np.random.default_rng(3)
+    x = _noisy(rng, 2, 7, 5, missing=0.4)
+    long, dense = Answers.from_dense(x), DenseAnswers(x)
+    np.testing.assert_array_equal(long.to_dense(), x)
+    w = rng.uniform(0.1, 2, size=long.n_workers)
+    t = rng.normal(size=long.n_tasks)
+    scale = rng.uniform(0.5, 2, size=long.n_tasks)
+    for a, b in zip(long.task_sums(w), dense.task_sums(w)):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(long.worker_losses(t, scale), dense.worker_losses(t, scale),
+                               rtol=1e-10)
+    np.testing.assert_allclose(long.task_moments(), dense.task_moments(), rtol=1e-12)
+    np.testing.assert_allclose(long.task_medians(), np.nanmedian(x, axis=1).ravel())
+    np.testing.assert_allclose(dense.task_medians(), np.nanmedian(x, axis=1).ravel())
+
+
+def test_from_array_picks_the_layout():
+    dense = np.ones((4, 4))
+    sparse = np.full((4, 4), np.nan)
+    sparse[0, 0] = 1
+    assert isinstance(from_array(dense), DenseAnswers)
+    assert isinstance(from_array(sparse), Answers)
+
+
+# -- truth inference ---------------------------------------------------------------------------
+
+METHODS = [("sun", dict(), True), ("crh", dict(), False), ("gtm", dict(), False)]
+
+
+@pytest.mark.parametrize("method, kwargs, labels", METHODS)
+def test_long_and_dense_layouts_give_the_same_result(method, kwargs, labels):
+    rng = np.random.default_rng(1)
+    x = _noisy(rng, 3, 20, 15, missing=0.3, labels=labels)
+    a = infer(Answers.from_dense(x), method=method, **kwargs)
+    b = infer(DenseAnswers(x), method=method, **kwargs)
+    np.testing.assert_allclose(a.truths, b.truths, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a.weights, b.weights, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(a.iterations, b.iterations)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), groups=st.integers(1, 4),
+       method=st.sampled_from(["sun", "crh", "gtm"]))
+def test_a_group_does_not_depend_on_what_it_is_stacked_with(seed, groups, method):
+    rng = np.random.default_rng(seed)
+    x = _noisy(rng, groups, 6, 5, missing=0.3, labels=method == "sun")
+    stacked = infer(Answers.from_dense(x), method=method)
+    for g in range(groups):
+        alone = infer(Answers.from_dense(x[g]), method=method)
+        np.testing.assert_allclose(stacked.truths.reshape(groups, -1)[g], alone.truths,
+                                   rtol=1e-12, atol=1e-12)
+        assert stacked.iterations[g] == alone.iterations[0]
+
+
+@pytest.mark.parametrize("method", ["sun", "crh", "gtm"])
+def test_unanimous_workers_give_the_common_answer(method):
+    x = np.tile(np.array([[2.0, 5.0, 7.0]]), (4, 1))
+    res = infer(Answers.from_dense(x), method=method)
+    np.testing.assert_allclose(res.truths, [2.0, 5.0, 7.0], atol=1e-9)
+    assert res.converged.all()
+
+
+def test_sun_trusts_the_accurate_worker():
+    rng = np.random.default_rng(5)
+    truth = rng.uniform(0, 9, 200)
+    good = truth + rng.normal(0, 0.1, 200)
+    bad = truth + rng.normal(0, 3, (4, 200))
+    res = sun(Answers.from_dense(np.vstack([good, bad])))
+    assert res.weights[0] > 2 * res.weights[1:].max()
+    assert np.abs(res.truths - truth).mean() < np.abs(bad.mean(0) - truth).mean()
+    np.testing.assert_allclose(res.weights.sum(), 1.0)
+
+
+def test_sun_leaves_unanswered_tasks_nan():
+    x = np.array([[1.0, np.nan], [3.0, np.nan]])
+    res = sun(Answers.from_dense(x))
+    assert np.isfinite(res.truths[0]) and np.isnan(res.truths[1])
+
+
+def test_crh_weights_are_minus_log_normalised_losses():
+    x = np.array([[1.0, 2.0], [1.0, 4.0], [3.0, 2.0]])
+    t = np.array([1.0, 2.0])
+    w = crh_weights(Answers.from_dense(x), t, scale=np.ones(2), loss_floor=1e-12)
+    loss = np.array([0.0, 4.0, 4.0]) + 1e-12
+    np.testing.assert_allclose(w, -np.log(loss / loss.sum()))
+
+
+def test_crh_and_gtm_refuse_an_object_without_claims():
+    x = np.array([[1.0, np.nan], [2.0, np.nan]])
+    for method in (crh, gtm):
+        with pytest.raises(ValueError, match="every object needs at least one claim"):
+            method(Answers.from_dense(x))
+
+
+def test_gtm_prior_pulls_a_lone_claim_towards_the_median():
+    x = np.array([[0.0, 10.0], [0.0, 10.0], [6.0, 10.0]])
+    res = gtm(Answers.from_dense(x))
+    assert 0.0 <= res.truths[0] < 3.0 and res.truths[1] == pytest.approx(10.0)
+
+
+def test_unknown_method():
+    with pytest.raises(ValueError, match="method must be one of"):
+        infer(np.ones((2, 2)), method="mean")
