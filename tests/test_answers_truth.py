@@ -87,7 +87,7 @@ def test_dense_roundtrip_and_reductions_agree():
 
 def test_from_array_picks_the_layout():
     dense = np.ones((4, 4))
-    sparse = np.full((4, 4), np.nan)
+    sparse = np.full((10, 10), np.nan)  # 1 % answered: below DENSE_ABOVE
     sparse[0, 0] = 1
     assert isinstance(from_array(dense), DenseAnswers)
     assert isinstance(from_array(sparse), Answers)
