@@ -309,8 +309,10 @@ def from_array(matrix, *, dtype=np.float64):
 
 
 def as_source(answers):
-    """An answer source for :mod:`crowdpriv.truth`: :class:`Answers` and :class:`DenseAnswers`
-    pass through; an array ``(m, n)`` or ``(groups, m, n)`` with ``NaN`` = NULL is wrapped."""
-    if isinstance(answers, (Answers, DenseAnswers)):
+    """An answer source for :mod:`crowdpriv.truth`: anything offering the reductions
+    (:class:`Answers`, :class:`DenseAnswers`, :mod:`crowdpriv.streaming`'s blocked and factored
+    outputs) passes through; an array ``(m, n)`` or ``(groups, m, n)`` with ``NaN`` = NULL is
+    wrapped by :func:`from_array`."""
+    if hasattr(answers, "task_sums") and hasattr(answers, "worker_losses"):
         return answers
     return from_array(answers)

@@ -1,0 +1,207 @@
+"""LDP-sparse's mechanisms in blocks of workers, with outputs truth inference reads compactly.
+
+The original answers stay in long format (:class:`crowdpriv.answers.Answers`, worker-sorted).
+LP and MF give every cell a value by design, and RR nearly so, so their outputs are produced one
+block of workers at a time, each block's noise drawn from a stream derived from (seed, block):
+
+* LP: the block's perturbed values, float32 (4 bytes per cell);
+* RR: the block's output symbols, int8 with NULL as the extra symbol |Γ| (1 byte per cell);
+* MF: only the workers' vectors u_i (d floats per worker): the output u_iᵀV is never formed,
+  :class:`FactoredAnswers` answers the reductions from U and V.
+
+:class:`BlockedAnswers` and :class:`FactoredAnswers` give :mod:`crowdpriv.truth` the same
+reductions as :class:`~crowdpriv.answers.Answers`, so the peak memory of a point is the compact
+output plus one block, not workers × tasks float64. Used by ``benchmarks/ldp_scale.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import check_int_at_least
+from .answers import Answers
+from .ldp_sparse._mechanisms import lp_perturb, mf_prepare, rr_perturb
+from .ldp_sparse._synthetic import place_nulls
+from .seeds import derive_rng
+
+__all__ = ["BlockedAnswers", "FactoredAnswers", "synthetic_long", "perturb_in_blocks",
+           "worker_blocks"]
+
+
+def worker_blocks(n_workers: int, block_workers: int):
+    """``(block, start, stop)`` of consecutive worker blocks."""
+    b = check_int_at_least("block_workers", block_workers, 1)
+    for block, start in enumerate(range(0, n_workers, b)):
+        yield block, start, min(start + b, n_workers)
+
+
+class BlockedAnswers:
+    """A dense-by-design output held as worker blocks (float32 values, or int8 symbols with a
+    NULL code); offers the reductions of :class:`crowdpriv.answers.Answers` (``groups`` = 1)."""
+
+    groups = 1
+
+    def __init__(self, n_tasks: int, n_workers: int):
+        self.n_tasks, self.n_workers = int(n_tasks), int(n_workers)
+        self.blocks: list[tuple[int, int, np.ndarray, int | None]] = []
+        self._task_counts = np.zeros(self.n_tasks)
+        self._worker_counts = np.zeros(self.n_workers)
+
+    def add(self, start: int, data: np.ndarray, null_code: int | None = None) -> None:
+        """Append the block of workers ``start … start + len(data) − 1``."""
+        stop = start + data.shape[0]
+        self.blocks.append((start, stop, data, null_code))
+        mask = self._mask(data, null_code)
+        self._task_counts += data.shape[0] if mask is None else mask.sum(0)
+        self._worker_counts[start:stop] = data.shape[1] if mask is None else mask.sum(1)
+
+    @staticmethod
+    def _mask(data, null_code):
+        return None if null_code is None else data != null_code
+
+    @staticmethod
+    def _values(data, null_code):
+        a = data.astype(np.float32)
+        if null_code is not None:
+            a[data == null_code] = 0.0
+        return a
+
+    @property
+    def nbytes(self) -> int:
+        return sum(block[2].nbytes for block in self.blocks)
+
+    @property
+    def task_counts(self):
+        return self._task_counts
+
+    @property
+    def worker_counts(self):
+        return self._worker_counts
+
+    def task_sums(self, worker_weight):
+        num = np.zeros(self.n_tasks)
+        den = np.zeros(self.n_tasks)
+        for start, stop, data, null in self.blocks:
+            w = worker_weight[start:stop].astype(np.float32)
+            num += w @ self._values(data, null)
+            mask = self._mask(data, null)
+            den += w.sum() if mask is None else w @ mask.astype(np.float32)
+        return num, den
+
+    def worker_losses(self, truth, task_scale=None):
+        t = np.nan_to_num(truth).astype(np.float32)
+        inv = None if task_scale is None else (1.0 / task_scale).astype(np.float32)
+        out = np.empty(self.n_workers)
+        for start, stop, data, null in self.blocks:
+            d = self._values(data, null) - t
+            mask = self._mask(data, null)
+            if mask is not None:
+                d[~mask] = 0.0
+            d *= d
+            if inv is not None:
+                d *= inv
+            out[start:stop] = d.sum(1, dtype=np.float64)
+        return out
+
+
+class FactoredAnswers:
+    """MF's output U·V (workers × tasks) answered from its factors, never formed."""
+
+    groups = 1
+
+    def __init__(self, u: np.ndarray, profiles: np.ndarray):
+        self.u = np.asarray(u, dtype=np.float64)
+        self.v = np.asarray(profiles, dtype=np.float64)
+        self.n_workers, self.n_tasks = self.u.shape[0], self.v.shape[1]
+
+    @property
+    def task_counts(self):
+        return np.full(self.n_tasks, float(self.n_workers))
+
+    @property
+    def worker_counts(self):
+        return np.full(self.n_workers, float(self.n_tasks))
+
+    def task_sums(self, worker_weight):
+        return (worker_weight @ self.u) @ self.v, np.full(self.n_tasks, worker_weight.sum())
+
+    def worker_losses(self, truth, task_scale=None):
+        # Σ_j (u_i·v_j − t_j)² / s_j = u_i G u_i − 2 u_i·(V (t/s)) + Σ t²/s, G = V diag(1/s) Vᵀ
+        t = np.nan_to_num(truth)
+        inv = np.ones_like(t) if task_scale is None else 1.0 / task_scale
+        gram = (self.v * inv) @ self.v.T
+        quad = np.einsum("id,de,ie->i", self.u, gram, self.u)
+        return np.maximum(quad - 2.0 * self.u @ (self.v @ (t * inv)) + (t * t * inv).sum(), 0.0)
+
+
+def synthetic_long(n_workers: int, n_tasks: int, sparsity: float, *, seed: int,
+                   domain_size: int = 10, block_workers: int = 5000, truth_mean: float = 0.0,
+                   truth_std: float = 1.0, sigma_high: float = 1.0, sigma_low: float = 5.0,
+                   high_quality_fraction: float = 0.5):
+    """LDP-sparse Sec. VI-A's synthetic data generated block by block straight into long format.
+
+    The same model as :func:`crowdpriv.ldp_sparse.generate_synthetic` (truth N(mean, std²)
+    rounded into Γ; half the workers σ = ``sigma_high``, the rest ``sigma_low``; answers rounded
+    and clipped; every worker leaves a fraction ``sparsity`` NULL), drawn from per-block streams,
+    so it is not the same draw. Returns ``(answers, truth, sigma)``.
+    """
+    k = check_int_at_least("domain_size", domain_size, 2)
+    rng = derive_rng(seed, "streaming", "synthetic", "shared")
+    truth = np.clip(np.rint(rng.normal(truth_mean, truth_std, size=n_tasks)), 0, k - 1)
+    sigma = np.full(n_workers, float(sigma_low))
+    sigma[rng.permutation(n_workers)[:int(round(high_quality_fraction * n_workers))]] = sigma_high
+    tasks, workers, values = [], [], []
+    for block, start, stop in worker_blocks(n_workers, block_workers):
+        brng = derive_rng(seed, "streaming", "synthetic", "block", block)
+        mask = place_nulls(stop - start, n_tasks, sparsity, rng=brng)
+        rows, cols = np.nonzero(mask)
+        noise = brng.standard_normal(rows.size, dtype=np.float32)
+        a = np.clip(np.rint(truth[cols] + noise * sigma[start + rows]), 0, k - 1)
+        tasks.append(cols.astype(np.int32))
+        workers.append((rows + start).astype(np.int32))
+        values.append(a.astype(np.int8))
+    answers = Answers(np.concatenate(tasks), np.concatenate(workers), np.concatenate(values),
+                      n_tasks, n_workers)
+    return answers, truth, sigma
+
+
+def _dense_block(answers: Answers, lo: int, hi: int, start: int, stop: int) -> np.ndarray:
+    out = np.full((stop - start, answers.n_tasks), np.nan, dtype=np.float32)
+    out[answers.worker[lo:hi] - start, answers.task[lo:hi]] = answers.value[lo:hi]
+    return out
+
+
+def perturb_in_blocks(answers: Answers, method: str, epsilon: float, *, seed: int,
+                      domain_size: int, block_workers: int = 5000, profiles=None,
+                      ridge: float = 0.0):
+    """LP, RR or MF (LDP-sparse Eq. 6-10) applied one worker block at a time.
+
+    ``answers`` must be sorted by worker (as :func:`synthetic_long` returns them). Each block's
+    noise comes from ``derive_rng(seed, "streaming", method, epsilon, "block", b)``. Returns a
+    :class:`BlockedAnswers` (LP: float32 values; RR: int8 symbols, NULL = ``domain_size``) or a
+    :class:`FactoredAnswers` (MF, with ``profiles`` V of shape (d, n)).
+    """
+    if np.any(np.diff(answers.worker) < 0):
+        raise ValueError("answers must be sorted by worker")
+    k = int(domain_size)
+    bounds = np.searchsorted(answers.worker, np.arange(answers.n_workers + 1))
+    out = BlockedAnswers(answers.n_tasks, answers.n_workers)
+    us = []
+    for block, start, stop in worker_blocks(answers.n_workers, block_workers):
+        rng = derive_rng(seed, "streaming", method, float(epsilon), "block", block)
+        dense = _dense_block(answers, bounds[start], bounds[stop], start, stop)
+        if method == "LP":
+            out.add(start, lp_perturb(dense, epsilon, rng=rng, domain_size=k))
+        elif method == "RR":
+            rr = rr_perturb(dense, epsilon, rng=rng, domain_size=k)
+            out.add(start, np.where(np.isnan(rr), k, rr).astype(np.int8), null_code=k)
+        elif method == "MF":
+            prep = mf_prepare(dense, profiles, domain_size=k, ridge=ridge)
+            eta = rng.laplace(0.0, k / float(epsilon), size=prep.rhs.shape)
+            us.append(np.einsum("...ij,...j->...i", prep.solver, prep.rhs - eta))
+        else:
+            raise ValueError(f"method must be LP, RR or MF, got {method!r}")
+        del dense
+    if method == "MF":
+        return FactoredAnswers(np.concatenate(us), profiles)
+    return out

@@ -1,0 +1,78 @@
+"""Mechanisms in worker blocks (crowdpriv.streaming): compact outputs, same reductions as dense."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from crowdpriv.answers import DenseAnswers
+from crowdpriv.ldp_sparse import draw_task_profiles
+from crowdpriv.streaming import BlockedAnswers, perturb_in_blocks, synthetic_long
+from crowdpriv.truth import sun
+
+
+@pytest.fixture(scope="module")
+def data():
+    return synthetic_long(300, 50, 0.8, seed=1, block_workers=70)
+
+
+def _dense_of(out):
+    if hasattr(out, "u"):
+        return out.u @ out.v
+    rows = []
+    for _, _, block, null in out.blocks:
+        b = block.astype(float)
+        rows.append(np.where(block == null, np.nan, b) if null is not None else b)
+    return np.vstack(rows)
+
+
+def test_synthetic_long_follows_the_papers_model(data):
+    answers, truth, sigma = data
+    per_worker = np.bincount(answers.worker, minlength=300)
+    assert (per_worker == 10).all()  # round((1 - 0.8) * 50) each
+    assert answers.value.dtype == np.int8 and 0 <= answers.value.min() <= answers.value.max() <= 9
+    assert (np.diff(answers.worker) >= 0).all()
+    assert set(np.unique(sigma)) == {1.0, 5.0} and (sigma == 1.0).sum() == 150
+    again = synthetic_long(300, 50, 0.8, seed=1, block_workers=70)[0]
+    np.testing.assert_array_equal(again.value, answers.value)
+
+
+@pytest.mark.parametrize("method", ["LP", "RR", "MF"])
+def test_blocked_output_reduces_like_its_dense_matrix(data, method):
+    answers, _, _ = data
+    profiles = draw_task_profiles(50, 10, rng=np.random.default_rng(2))
+    out = perturb_in_blocks(answers, method, 1.0, seed=3, domain_size=10, block_workers=70,
+                            profiles=profiles)
+    ref = DenseAnswers(_dense_of(out))
+    rng = np.random.default_rng(0)
+    w, t, scale = rng.random(300), rng.normal(size=50), rng.uniform(0.5, 2, 50)
+    for got, want in zip(out.task_sums(w), ref.task_sums(w)):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(out.worker_losses(t, scale), ref.worker_losses(t, scale),
+                               rtol=1e-5)
+    np.testing.assert_allclose(out.worker_counts, ref.worker_counts)
+    np.testing.assert_allclose(out.task_counts, ref.task_counts)
+    a, b = sun(out), sun(ref)
+    np.testing.assert_allclose(a.truths, b.truths, atol=1e-5)
+    assert a.iterations[0] == b.iterations[0]
+
+
+def test_outputs_are_compact(data):
+    answers, _, _ = data
+    lp = perturb_in_blocks(answers, "LP", 1.0, seed=3, domain_size=10, block_workers=70)
+    rr = perturb_in_blocks(answers, "RR", 1.0, seed=3, domain_size=10, block_workers=70)
+    assert lp.nbytes == 300 * 50 * 4 and rr.nbytes == 300 * 50  # float32, int8 per cell
+    assert isinstance(lp, BlockedAnswers) and all(b[2].dtype == np.int8 for b in rr.blocks)
+
+
+def test_same_seed_same_noise_and_unsorted_input_refused(data):
+    answers, _, _ = data
+    one = perturb_in_blocks(answers, "LP", 2.0, seed=9, domain_size=10, block_workers=70)
+    two = perturb_in_blocks(answers, "LP", 2.0, seed=9, domain_size=10, block_workers=70)
+    np.testing.assert_array_equal(_dense_of(one), _dense_of(two))
+    shuffled = type(answers)(answers.task[::-1], answers.worker[::-1], answers.value[::-1],
+                             answers.n_tasks, answers.n_workers)
+    with pytest.raises(ValueError, match="sorted by worker"):
+        perturb_in_blocks(shuffled, "LP", 1.0, seed=1, domain_size=10)
+    with pytest.raises(ValueError, match="LP, RR or MF"):
+        perturb_in_blocks(answers, "XX", 1.0, seed=1, domain_size=10)
