@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..validate import DataError
+from ._flat import fit_flat, flat_claims
 from .._checks import ParameterError, check_int_at_least, check_positive
 from ._kde import BANDWIDTH_RULES, ObjectBatch, gaussian_density, pack_objects
 from ._metrics import prefix_ise
@@ -136,24 +137,26 @@ class Fitted:
 def fit_weights(obj_codes, src_codes, values, *, objects, sources, params: Params, groups=None):
     """Normalise, choose bandwidths and learn global, local and combined weights.
 
-    PrisCrowd Sec. 4.2 (Eq. 1-6). ``groups`` (per source) keeps stacked independent datasets
-    apart in Eq. 2's normalisation.
+    PrisCrowd Sec. 4.2 (Eq. 1-6) on the flat claim layout (:mod:`._flat`: segment sums, sorted
+    medians, each object's local weights iterated to its own convergence); the weights are then
+    scattered into the padded :class:`ObjectBatch` es the release phase uses. ``groups`` (per
+    source) keeps stacked independent datasets apart in Eq. 2's normalisation.
     """
-    batches = pack_objects(
-        obj_codes, src_codes, values, n_objects=len(objects), object_names=objects,
-        rule=params.bandwidth, mad_min=params.mad_min, h_min=params.h_min,
-    )
-    g, n_iter = global_weights(
-        batches, len(sources), groups=groups, max_iter=params.max_iter, tol=params.tol
-    )
-    local = [
-        local_weights(b, quantiles=params.hampel_quantiles, update_thresholds=params.hampel_update,
-                      max_iter=params.max_iter, tol=params.tol)
-        for b in batches
-    ]
-    combined = [
-        combined_weights(lw, g[np.maximum(b.src, 0)], b.mask) for b, lw in zip(batches, local)
-    ]
+    fc = flat_claims(obj_codes, src_codes, values, n_objects=len(objects), object_names=objects,
+                     rule=params.bandwidth, mad_min=params.mad_min, h_min=params.h_min)
+    batches = pack_objects(obj_codes, src_codes, values, n_objects=len(objects),
+                           object_names=objects, h=fc.h)
+    g, local_flat, combined_flat, n_iter, _ = fit_flat(
+        fc, len(sources), quantiles=params.hampel_quantiles,
+        update_thresholds=params.hampel_update, max_iter=params.max_iter, tol=params.tol,
+        groups=groups)
+
+    def scatter(flat, b):
+        idx = fc.start[b.index][:, None] + np.arange(b.mask.shape[1])[None, :]
+        return np.where(b.mask, flat[np.minimum(idx, len(flat) - 1)], 0.0)
+
+    local = [scatter(local_flat, b) for b in batches]
+    combined = [scatter(combined_flat, b) for b in batches]
     return Fitted(np.asarray(objects), np.asarray(sources), batches, g, local, combined, n_iter)
 
 

@@ -216,7 +216,7 @@ def _bucket(n: np.ndarray) -> np.ndarray:
 
 def pack_objects(
     obj_codes, src_codes, values, *, n_objects, object_names=None, rule="mad", mad_min=1e-6,
-    h_min=0.05,
+    h_min=0.05, h=None,
 ):
     """Group flat claims by object into padded :class:`ObjectBatch` es (no loop over claims).
 
@@ -230,6 +230,8 @@ def pack_objects(
         For error messages.
     rule, mad_min, h_min
         Passed to :func:`bandwidth`.
+    h : ndarray (n_objects,), optional
+        Bandwidths already chosen (e.g. by :func:`crowdpriv.priscrowd._flat.flat_claims`).
 
     Returns
     -------
@@ -260,8 +262,9 @@ def pack_objects(
         mask[r, c] = True
         names = None if object_names is None else [object_names[i] for i in objs]
         z, mean, scale = normalise_objects(vals, mask, names)
-        h = bandwidth(z, mask, rule=rule, mad_min=mad_min, h_min=h_min)
+        hb = (bandwidth(z, mask, rule=rule, mad_min=mad_min, h_min=h_min) if h is None
+              else np.asarray(h, dtype=float)[objs])
         batches.append(
-            ObjectBatch(objs, vals, z, mask, src, mean, scale, h, gram_matrices(z, mask, h))
+            ObjectBatch(objs, vals, z, mask, src, mean, scale, hb, gram_matrices(z, mask, hb))
         )
     return batches

@@ -1,0 +1,102 @@
+"""PrisCrowd phase 1 on the flat claim layout (crowdpriv.priscrowd._flat)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crowdpriv.priscrowd._flat import fit_flat, flat_claims, rkhs_sq, segment_quantiles
+from crowdpriv.priscrowd._kde import bandwidth, pack_objects, rkhs_sq_distances
+from crowdpriv.priscrowd._weights import global_weights, local_weights
+
+
+def _claims(rng, n_objects=30, n_sources=12, low=2, high=9):
+    obj, src, val = [], [], []
+    for i in range(n_objects):
+        k = rng.integers(low, high + 1)
+        who = rng.choice(n_sources, size=k, replace=False)
+        truth = rng.normal(100, 30)
+        obj += [i] * k
+        src += list(who)
+        val += list(truth + rng.normal(0, 5, k) * (1 + (who % 3)))
+    return np.array(obj), np.array(src), np.array(val), n_objects, n_sources
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return _claims(np.random.default_rng(7))
+
+
+def test_segment_quantiles_match_numpy(toy):
+    obj, src, val, n_obj, _ = toy
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    got = segment_quantiles(fc.z, fc, [0.1, 0.5, 0.85])
+    for i in range(n_obj):
+        z = fc.z[fc.obj == i]
+        np.testing.assert_allclose(got[:, i], np.quantile(z, [0.1, 0.5, 0.85]), rtol=1e-12)
+
+
+def test_bandwidths_and_distances_match_the_batched_layout(toy):
+    obj, src, val, n_obj, _ = toy
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    batches = pack_objects(obj, src, val, n_objects=n_obj)
+    w = np.random.default_rng(1).random(len(fc.obj))
+    w = fc.normalise(w)
+    d = rkhs_sq(fc, w)
+    for b in batches:
+        np.testing.assert_allclose(fc.h[b.index], bandwidth(b.z, b.mask), rtol=1e-12)
+        idx = fc.start[b.index][:, None] + np.arange(b.mask.shape[1])[None, :]
+        wb = np.where(b.mask, w[np.minimum(idx, len(w) - 1)], 0.0)
+        db = rkhs_sq_distances(b.K, wb)
+        np.testing.assert_allclose(d[idx[b.mask]], db[b.mask], rtol=1e-9, atol=1e-12)
+
+
+def test_global_weights_equal_the_batched_iteration(toy):
+    obj, src, val, n_obj, n_src = toy
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    g, _, _, n_iter, _ = fit_flat(fc, n_src)
+    g_batched, n_batched = global_weights(pack_objects(obj, src, val, n_objects=n_obj), n_src)
+    np.testing.assert_allclose(g, g_batched, rtol=1e-9)
+    assert n_iter == n_batched
+
+
+def test_local_weights_of_an_object_do_not_depend_on_the_others(toy):
+    """Per-object convergence: fitting an object alone gives its weights exactly."""
+    obj, src, val, n_obj, n_src = toy
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    _, local, _, _, iterations = fit_flat(fc, n_src)
+    for i in (0, 7, 19):
+        sel = obj == i
+        alone = flat_claims(np.zeros(sel.sum(), dtype=int), src[sel], val[sel], n_objects=1)
+        _, local_alone, _, _, it_alone = fit_flat(alone, n_src)
+        np.testing.assert_allclose(local[fc.obj == i], local_alone, rtol=1e-12, atol=1e-15)
+        assert iterations[i] == it_alone[0]
+
+
+def test_local_weights_equal_the_batched_solver_object_by_object(toy):
+    obj, src, val, n_obj, n_src = toy
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    _, local, _, _, _ = fit_flat(fc, n_src)
+    for i in range(0, n_obj, 5):
+        sel = obj == i
+        (b,) = pack_objects(np.zeros(sel.sum(), dtype=int), src[sel], val[sel], n_objects=1)
+        np.testing.assert_allclose(local[fc.obj == i], local_weights(b)[0][b.mask[0]],
+                                   rtol=1e-10, atol=1e-14)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_weights_are_distributions_per_object(seed):
+    obj, src, val, n_obj, n_src = _claims(np.random.default_rng(seed), n_objects=8)
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    g, local, combined, _, _ = fit_flat(fc, n_src)
+    assert (g >= 0).all() and (local >= 0).all() and (combined >= 0).all()
+    np.testing.assert_allclose(fc.per_object_sum(local), 1.0)
+    np.testing.assert_allclose(fc.per_object_sum(combined), 1.0)
+
+
+def test_single_claim_object_is_refused():
+    with pytest.raises(ValueError, match="needs at least 2"):
+        flat_claims([0, 1, 1], [0, 0, 1], [1.0, 2.0, 3.0], n_objects=2)
