@@ -210,19 +210,22 @@ class DenseAnswers:
     (float32 halves memory traffic; sums are accumulated in float64 where numpy allows).
     """
 
-    def __init__(self, matrix, *, dtype=np.float64):
+    def __init__(self, matrix, *, dtype=np.float64, mask=None):
         a = np.asarray(matrix)
         if a.ndim == 2:
             a = a[None]
+            mask = None if mask is None else mask[None]
         if a.ndim != 3:
             raise ValueError(f"matrix must be (m, n) or (groups, m, n), got shape {a.shape}")
+        if mask is None:
+            mask = ~np.isnan(a)
+        self.dense = bool(mask.all())
         if np.isinf(a).any():
             raise ValueError("answers must be finite or NaN (NULL); found an infinite value")
-        mask = ~np.isnan(a)
-        self.dense = bool(mask.all())
         self.groups, self.m, self.n = a.shape
         self.n_tasks, self.n_workers = self.groups * self.n, self.groups * self.m
-        self.a0 = np.where(mask, a, 0).astype(dtype, copy=False)
+        self.a0 = (a.astype(dtype, copy=False) if self.dense
+                   else np.where(mask, a, 0).astype(dtype, copy=False))
         self.w = None if self.dense else mask.astype(dtype)
         self.dtype = dtype
         self._worker_counts = (np.full(self.n_workers, float(self.n)) if self.dense
@@ -301,8 +304,9 @@ def from_array(matrix, *, dtype=np.float64):
     :class:`DenseAnswers` when more than :data:`DENSE_ABOVE` of the cells are answered (the
     output of a dense-by-design mechanism), else long-format :class:`Answers`."""
     a = np.asarray(matrix)
-    if a.size and np.count_nonzero(~np.isnan(a)) > DENSE_ABOVE * a.size:
-        return DenseAnswers(a, dtype=dtype)
+    mask = ~np.isnan(a)
+    if a.size and np.count_nonzero(mask) > DENSE_ABOVE * a.size:
+        return DenseAnswers(a, dtype=dtype, mask=mask)
     if np.isinf(a).any():
         raise ValueError("answers must be finite or NaN (NULL); found an infinite value")
     return Answers.from_dense(a)

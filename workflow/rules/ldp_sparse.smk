@@ -103,6 +103,8 @@ rule ldp_sparse_synthetic:
     wildcard_constraints:
         experiment="|".join(LDP_SYNTHETIC),
         sparsity=r"[0-9.]+",
+    # then the large synthetic points, so short jobs fill the gaps
+    priority: 50
     conda:
         CONDA_ENV
     threads: 1
@@ -132,6 +134,8 @@ rule ldp_sparse_real:
         "results/logs/ldp_sparse/raw/fig5/{dataset}.log",
     benchmark:
         "results/benchmarks/ldp_sparse/raw/fig5/{dataset}.tsv"
+    # the longest chain (AdultContent's Fig. 5 job) starts first
+    priority: 100
     conda:
         CONDA_ENV
     threads: 1

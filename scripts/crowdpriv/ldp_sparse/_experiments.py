@@ -19,6 +19,7 @@ from crowdpriv.seeds import derive_rng
 from ._bounds import lp_error_bound, mf_error_bound, paper_example_bounds, rr_error_bound
 from ._inference import infer_truth, mae
 from ._mechanisms import (
+    check_domain_answers,
     draw_task_profiles,
     lp_perturb,
     mf_perturb_prepared,
@@ -93,14 +94,14 @@ def _perturb(method, answers, eps, rng, *, domain_size, mechanisms, mf_prepared)
     if method == "LP":
         return lp_perturb(
             answers, eps, rng=rng, domain_size=domain_size,
-            null_fill=mechanisms.get("lp_null_fill", "uniform"),
+            null_fill=mechanisms.get("lp_null_fill", "uniform"), checked=True,
         )
     if method == "RR":
-        return rr_perturb(answers, eps, rng=rng, domain_size=domain_size)
+        return rr_perturb(answers, eps, rng=rng, domain_size=domain_size, checked=True)
     if method == "2-Layer":
         return two_layer_perturb(
             answers, eps, rng=rng, domain_size=domain_size,
-            spread=mechanisms.get("two_layer_spread", 1.0),
+            spread=mechanisms.get("two_layer_spread", 1.0), checked=True,
         )
     return mf_perturb_prepared(mf_prepared, eps, rng=rng)
 
@@ -145,7 +146,7 @@ def _run_reps(
         chunk = chunk or max(1, int(max_batch_cells // max(cells, 1)))
         this, reps = reps[:chunk], reps[chunk:]
         data = [first] + [make_data(r) for r in this[1:]]
-        answers = np.stack([x[0] for x in data])
+        answers = check_domain_answers(np.stack([x[0] for x in data]), domain_size)  # once
         truths = [x[1] for x in data]
         sigmas = [x[2] for x in data]
         del data
@@ -175,7 +176,8 @@ def _run_reps(
                     l1_norm=mechanisms.get("mf_l1_norm", 1.0),
                 )
                 prepared[b] = mf_prepare(
-                    answers[b], v, domain_size=domain_size, ridge=mechanisms.get("mf_ridge", 0.0)
+                    answers[b], v, domain_size=domain_size, ridge=mechanisms.get("mf_ridge", 0.0),
+                    checked=True,
                 )
         for eps in epsilons:
             for method in methods:

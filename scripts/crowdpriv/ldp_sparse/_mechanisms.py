@@ -46,6 +46,9 @@ def _check_epsilon(epsilon):
 def check_domain_answers(answers, domain_size: int) -> np.ndarray:
     """Return answers as an array after checking they are NULL (NaN) or integers in Γ.
 
+    The mechanisms run it unless told ``checked=True`` by a caller that already did (the
+    experiments check each chunk of repetitions once, not once per mechanism and ε).
+
     Γ = {0, ..., domain_size-1} (LDP-sparse Sec. III-A: synthetic 0..9, real 0..4).
     """
     k = check_int_at_least("domain_size", domain_size, 2)
@@ -62,7 +65,8 @@ def check_domain_answers(answers, domain_size: int) -> np.ndarray:
     return a
 
 
-def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", dtype=np.float32):
+def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", dtype=np.float32,
+               checked: bool = False):
     """Laplace perturbation with NULL replacement (LDP-sparse Eq. 6-7, Theorem 1).
 
     Each NULL is replaced by v (``null_fill="uniform"``: a uniform random answer in Γ, the
@@ -80,7 +84,7 @@ def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", 
     null_fill : "uniform" or float
     """
     eps = float(_check_epsilon(epsilon))
-    a = check_domain_answers(answers, domain_size)
+    a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
     k = int(domain_size)
     null = np.isnan(a)
     if isinstance(null_fill, str):
@@ -105,7 +109,8 @@ def rr_keep_probability(epsilon, domain_size: int):
     return 1.0 / (1.0 + k * np.exp(-_check_epsilon(epsilon)))
 
 
-def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32):
+def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32,
+               checked: bool = False):
     """Randomized response with NULL as one more symbol (LDP-sparse Eq. 8).
 
     A cell keeps its symbol with probability e^ε/(|Γ|+e^ε); otherwise it becomes one of the |Γ|
@@ -120,7 +125,7 @@ def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32):
     domain_size : int
         |Γ|.
     """
-    a = check_domain_answers(answers, domain_size)
+    a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
     k = int(domain_size)
     keep_p = rr_keep_probability(epsilon, k)
     codes = np.where(np.isnan(a), k, a).astype(np.int16)
@@ -146,14 +151,16 @@ def two_layer_epsilons(epsilon, n_workers: int, *, rng, spread: float = 1.0, bat
 
 
 def two_layer_perturb(
-    answers, epsilon, *, rng, domain_size: int, spread: float = 1.0, dtype=np.float32
+    answers, epsilon, *, rng, domain_size: int, spread: float = 1.0, dtype=np.float32,
+    checked: bool = False,
 ):
     """2-Layer baseline: per-worker ε_i (:func:`two_layer_epsilons`), then RR with NULL (Eq. 8)."""
     a = np.asarray(answers)
     if a.ndim < 2:
         raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {a.ndim}")
     eps_i = two_layer_epsilons(epsilon, a.shape[-2], rng=rng, spread=spread, batch=a.shape[:-2])
-    return rr_perturb(a, eps_i[..., None], rng=rng, domain_size=domain_size, dtype=dtype)
+    return rr_perturb(a, eps_i[..., None], rng=rng, domain_size=domain_size, dtype=dtype,
+                      checked=checked)
 
 
 def draw_task_profiles(n_tasks: int, d: int, *, rng, l1_norm: float = 1.0):
@@ -184,7 +191,8 @@ class MFPrepared:
     domain_size: int
 
 
-def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond: float = 1e-8):
+def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond: float = 1e-8,
+               checked: bool = False):
     """Set up each worker's closed-form MF solve (LDP-sparse Eq. 9-10).
 
     Setting the gradient of L_DP = Σ_{j∈T_i}(a_ij − uᵀv_j)² + 2uᵀη_i (+ λ‖u‖²) to zero gives
@@ -206,7 +214,7 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
         η_i − η_j because u is the same).
     rcond : float
     """
-    a = check_domain_answers(answers, domain_size)
+    a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
     v = np.asarray(profiles, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] != a.shape[-1]:
         raise ValueError(f"profiles must have shape (d, {a.shape[-1]}), got {v.shape}")

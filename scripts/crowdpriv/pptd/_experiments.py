@@ -13,7 +13,6 @@ import time
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from ..aggregate import summarise
 from .._checks import ParameterError, check_in_interval, check_int_at_least, check_positive
@@ -304,6 +303,7 @@ def weight_comparison(
         One row (the original data, nothing random): ``spearman_estimated_true``, ``mae_crh``,
         ``mae_mean``, ``mae_median``.
     """
+    from scipy.stats import spearmanr  # only here: keeps scipy.stats out of other jobs
     x = np.asarray(values, dtype=float)
     t = np.asarray(truth, dtype=float)
     n_shown = check_int_at_least("shown", shown, 1)
