@@ -13,7 +13,7 @@ DATA_CONFIG := mirror_dir=$(if $(wildcard $(MIRROR)),$(abspath $(MIRROR)),) \
                $(if $(MIRROR_URL),mirror_url=$(MIRROR_URL),)
 MIRROR_ARG := --config $(strip $(DATA_CONFIG))
 
-.PHONY: setup reproduce report test lint mutation clean
+.PHONY: setup reproduce report test lint mutation benchmarks clean
 
 $(BIN)/.installed: envs/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,14 @@ test: setup  ## set up, then run the checks and the test suite (unit + end-to-en
 
 mutation: setup  ## mutation score of the claims code (not part of make test; ~10 min)
 	$(BIN)/python tests/mutation/mutate.py --jobs $(CORES)
+
+# KDEm checkout for the PrisCrowd phase-1 comparison (github.com/MengtingWan/KDEm); optional
+KDEM ?=
+
+benchmarks: setup  ## speed and memory side by side (not tests): results/benchmarks/scale/
+	$(BIN)/python benchmarks/inference.py
+	$(BIN)/python benchmarks/ldp_scale.py
+	$(if $(KDEM),$(BIN)/python benchmarks/priscrowd_phase1.py --kdem-repo $(KDEM),@echo "KDEM=<KDEm checkout> to compare PrisCrowd phase 1 with KDEm (needs data/processed/population)")
 
 clean:
 	rm -rf results data/raw data/processed .snakemake
