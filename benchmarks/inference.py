@@ -7,8 +7,8 @@ Not a test: run ``.venv/bin/python benchmarks/inference.py`` on an idle machine.
   reference kernel (``floor_step``): ``np.bincount`` weighted mean per task, per-worker squared
   loss by ``np.bincount``, −log of the normalised losses;
 * ``crowdpriv.truth.sun`` / ``crh`` / ``gtm`` on :class:`crowdpriv.answers.Answers`;
-* for the record, the same methods on the dense workers × tasks matrix (``DenseAnswers``), the
-  layout the core used before.
+* for the record, the same methods on the dense workers × tasks block (``DenseAnswers``: matrix
+  products, the path for mechanism outputs that are dense by design).
 
 Per-iteration cost = (time at ``max_iter = hi`` − time at ``max_iter = lo``) / (hi − lo), with
 the convergence test disabled, best of ``--repeat`` runs; ratios are to the floor. Writes
@@ -101,9 +101,9 @@ def main(argv=None):
     dense_src = DenseAnswers(dense)
     dense_lab_src = DenseAnswers(dense_lab, dtype=np.float32)
     rows += [
-        ("sun", "dense float32 (before)", lambda k: sun(dense_lab_src, tol=1e-300, max_iter=k)),
-        ("crh", "dense float64 (before)", lambda k: crh(dense_src, max_iter=k, **off)),
-        ("gtm", "dense float64 (before)", lambda k: gtm(dense_src, max_iter=k, **off)),
+        ("sun", "dense block float32", lambda k: sun(dense_lab_src, tol=1e-300, max_iter=k)),
+        ("crh", "dense block float64", lambda k: crh(dense_src, max_iter=k, **off)),
+        ("gtm", "dense block float64", lambda k: gtm(dense_src, max_iter=k, **off)),
     ]
     records = []
     for method, layout, fn in rows:
