@@ -12,7 +12,8 @@ import numpy as np
 
 from .._checks import check_positive
 
-__all__ = ["Perturbation", "perturb", "average_noise", "expected_average_noise"]
+__all__ = ["Perturbation", "perturb", "perturb_answers", "average_noise",
+           "expected_average_noise"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,24 @@ def perturb(claims, lam2, *, rng: np.random.Generator) -> Perturbation:
     noise = np.sqrt(var) * z
     noise = np.where(np.isnan(x), np.nan, noise)
     return Perturbation(x + noise, noise, var[..., 0])
+
+
+def perturb_answers(answers, lam2: float, *, rng: np.random.Generator):
+    """PPTD Alg. 2 on long-format answers (:class:`crowdpriv.answers.Answers`, float values).
+
+    Worker s draws ``δ_s² ~ Exp(rate λ2)`` once and adds ``N(0, δ_s²)`` to each of his answers
+    (PPTD Eq. 4); only the answers are touched, so the cost is one pass over them. Returns
+    ``(perturbed, variance)``: the perturbed :class:`~crowdpriv.answers.Answers` (same tasks and
+    workers) and each worker's ``δ_s²``.
+    """
+    from ..answers import Answers
+
+    lam = check_positive("lam2", lam2)
+    variance = rng.standard_exponential(size=answers.n_workers) / lam
+    noise = rng.standard_normal(size=answers.size) * np.sqrt(variance)[answers.worker]
+    values = answers.value.astype(np.float64) + noise
+    return (Answers(answers.task, answers.worker, values, answers.n_tasks, answers.n_workers,
+                    answers.groups, answers.task_ids, answers.worker_ids), variance)
 
 
 def average_noise(noise) -> np.ndarray:
