@@ -32,9 +32,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .claims import Verdict
+
+def _stats():
+    """scipy.stats, imported on first use (it costs ~0.5 s; most jobs never decide a claim)."""
+    from scipy import stats
+
+    return stats
+
 
 __all__ = [
     "TESTS",
@@ -122,7 +128,7 @@ def _median_bounds(d: np.ndarray, alpha: float) -> tuple[float, float]:
     """
     n = d.size
     k = np.arange(n + 1)  # pragma: no mutate (k = n never qualifies for alpha < 1/2)
-    ok = stats.binom.cdf(k - 1, n, 0.5) <= alpha
+    ok = _stats().binom.cdf(k - 1, n, 0.5) <= alpha
     kmax = int(k[ok].max())
     if kmax == 0:
         return -math.inf, math.inf
@@ -153,8 +159,8 @@ def decide_cell(label: str, margins, significance: Significance, *, alpha_fails:
     alpha = significance.alpha
     wins = int((d > 0).sum())
     if significance.test == "sign":
-        p_holds = float(stats.binom.sf(wins - 1, n, 0.5))
-        p_fails = float(stats.binom.cdf(wins, n, 0.5))
+        p_holds = float(_stats().binom.sf(wins - 1, n, 0.5))
+        p_fails = float(_stats().binom.cdf(wins, n, 0.5))
         effect = float(np.median(d))
         low, high = _median_bounds(d, alpha)
     else:
@@ -169,9 +175,9 @@ def decide_cell(label: str, margins, significance: Significance, *, alpha_fails:
                 low = high = effect
             else:
                 t = effect / se
-                p_holds = float(stats.t.sf(t, n - 1))
-                p_fails = float(stats.t.cdf(t, n - 1))
-                q = float(stats.t.ppf(1.0 - alpha, n - 1))
+                p_holds = float(_stats().t.sf(t, n - 1))
+                p_fails = float(_stats().t.cdf(t, n - 1))
+                q = float(_stats().t.ppf(1.0 - alpha, n - 1))
                 low, high = effect - q * se, effect + q * se
     if p_holds <= alpha:
         status = "holds"
@@ -313,13 +319,13 @@ def decide_rate(cells: Mapping[str, object], significance: Significance, *, boun
     for label, happened in cells.items():
         x = np.asarray(happened, dtype=bool).ravel()
         n, k = x.size, int(x.sum())
-        if stats.binom.cdf(k, n, bound) <= alpha:
+        if _stats().binom.cdf(k, n, bound) <= alpha:
             status = "holds"
-        elif stats.binom.sf(k - 1, n, bound) <= alpha / k_cells:
+        elif _stats().binom.sf(k - 1, n, bound) <= alpha / k_cells:
             status = "fails"
         else:
             status = "inconclusive"
-        upper = 1.0 if k == n else float(stats.beta.ppf(1 - alpha, k + 1, n - k))
+        upper = 1.0 if k == n else float(_stats().beta.ppf(1 - alpha, k + 1, n - k))
         statuses.append(status)
         parts.append(f"{label}: {k}/{n} with {event} (rate <= {format_number(upper)} at "
                      f"{1 - alpha:.0%}): {status}")
