@@ -13,12 +13,12 @@ from crowdpriv.priscrowd import (
     basic_release,
     combined_weights,
     drop_single_claim_objects,
+    fit_flat,
+    flat_claims,
     fit_claims_table,
     fit_weights,
-    global_weights,
     hampel_irwls_weight,
     ise_gaussian_mixtures,
-    local_weights,
     pack_objects,
     pass_probability,
     prefix_ise,
@@ -138,20 +138,24 @@ def test_hampel_weight_is_psi_over_r_and_decreasing():
 def test_global_weights_stacking_with_groups_is_exact():
     rng = np.random.default_rng(1)
     a, b = rng.normal(size=(5, 6)), rng.normal(size=(7, 6)) * 3
-    ga = global_weights(pack_objects(*_flat(a), n_objects=5), 6)[0]
-    gb = global_weights(pack_objects(*_flat(b), n_objects=7), 6)[0]
+
+    def g_of(o, s, v, n_objects, n_sources, **kw):
+        return fit_flat(flat_claims(o, s, v, n_objects=n_objects), n_sources, **kw)[0]
+
+    ga = g_of(*_flat(a), 5, 6)
+    gb = g_of(*_flat(b), 7, 6)
     o = np.concatenate([_flat(a)[0], _flat(b)[0] + 5])
     s = np.concatenate([_flat(a)[1], _flat(b)[1] + 6])
     v = np.concatenate([a.ravel(), b.ravel()])
-    g = global_weights(pack_objects(o, s, v, n_objects=12), 12,
-                       groups=np.repeat([0, 1], 6), tol=1e-12)[0]
+    g = g_of(o, s, v, 12, 12, groups=np.repeat([0, 1], 6), tol=1e-12)
     np.testing.assert_allclose(g, np.concatenate([ga, gb]), rtol=1e-6)
 
 
 def test_combined_weight_formula():
-    l = np.array([[0.2, 0.3, 0.5]])
-    g = np.array([[1.0, 4.0, 0.5]])
-    c = combined_weights(l, g, np.ones((1, 3), bool))
+    l = np.array([0.2, 0.3, 0.5])
+    g = np.array([1.0, 4.0, 0.5])
+    fc = flat_claims(np.zeros(3, dtype=int), np.arange(3), [1.0, 2.0, 4.0], n_objects=1)
+    c = combined_weights(fc, l, g)
     want = np.sqrt(l * g) / np.sqrt(l * g).sum()
     np.testing.assert_allclose(c, want)
 
@@ -403,17 +407,6 @@ def test_time_phase2_medians_after_warm_up():
     assert (out["seconds"] <= out["max_seconds"]).all()
     with pytest.raises(ValueError, match="fig5.timing_calls"):
         time_phase2(claims, truth, Params(), ms=[1], calls=4, rng=np.random.default_rng(1))
-
-
-def test_row_quantiles_match_numpy():
-    from crowdpriv.priscrowd._weights import _row_quantiles
-
-    rng = np.random.default_rng(0)
-    r = rng.random((20, 9))
-    mask = np.arange(9)[None, :] < rng.integers(2, 10, size=20)[:, None]
-    got = _row_quantiles(r, mask, [0.5, 0.75, 0.85])
-    want = np.nanquantile(np.where(mask, r, np.nan), [0.5, 0.75, 0.85], axis=1)
-    np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def test_table1_per_object_average_column():

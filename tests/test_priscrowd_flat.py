@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from crowdpriv.priscrowd._flat import fit_flat, flat_claims, rkhs_sq, segment_quantiles
 from crowdpriv.priscrowd._kde import bandwidth, pack_objects, rkhs_sq_distances
-from crowdpriv.priscrowd._weights import global_weights, local_weights
+from crowdpriv.priscrowd._weights import hampel_irwls_weight
 
 
 def _claims(rng, n_objects=30, n_sources=12, low=2, high=9):
@@ -53,13 +53,60 @@ def test_bandwidths_and_distances_match_the_batched_layout(toy):
         np.testing.assert_allclose(d[idx[b.mask]], db[b.mask], rtol=1e-9, atol=1e-12)
 
 
-def test_global_weights_equal_the_batched_iteration(toy):
+def _gram(z, h):
+    d = z[:, None] - z[None, :]
+    return np.exp(-0.5 * d * d / h**2) / (np.sqrt(2 * np.pi) * h)
+
+
+def _sq_dist(K, w):
+    return np.maximum(np.diag(K) - 2 * K @ w + w @ K @ w, 0.0)
+
+
+def _objects(fc):
+    for i in range(fc.n_objects):
+        sl = slice(fc.start[i], fc.start[i] + fc.counts[i])
+        yield sl, _gram(fc.z[sl], fc.h[i])
+
+
+def test_global_weights_equal_a_plain_loop_over_objects(toy):
+    """Eq. 1-2 written object by object with explicit Gram matrices (reference)."""
     obj, src, val, n_obj, n_src = toy
     fc = flat_claims(obj, src, val, n_objects=n_obj)
-    g, _, _, n_iter, _ = fit_flat(fc, n_src)
-    g_batched, n_batched = global_weights(pack_objects(obj, src, val, n_objects=n_obj), n_src)
-    np.testing.assert_allclose(g, g_batched, rtol=1e-9)
-    assert n_iter == n_batched
+    g_flat, _, _, n_iter, _ = fit_flat(fc, n_src, tol=1e-10)
+    g = np.ones(n_src)
+    for it in range(1, 101):
+        total = np.zeros(n_src)
+        for sl, K in _objects(fc):
+            w = g[fc.src[sl]]
+            w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1 / len(w))
+            np.add.at(total, fc.src[sl], _sq_dist(K, w))
+        g_new = -np.log(np.maximum(total / total.sum(), 1e-300))
+        delta, g = np.abs(g_new - g).max(), g_new
+        if delta < 1e-10:
+            break
+    np.testing.assert_allclose(g_flat, g, rtol=1e-9)
+    assert n_iter == it
+
+
+def test_local_weights_equal_a_plain_irwls_per_object(toy):
+    """Eq. 3-4 (Hampel IRWLS, thresholds from the initial residuals) object by object."""
+    obj, src, val, n_obj, n_src = toy
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    _, local, _, _, iterations = fit_flat(fc, n_src)
+    for i, (sl, K) in enumerate(_objects(fc)):
+        n = K.shape[0]
+        w = np.full(n, 1 / n)
+        r = np.sqrt(_sq_dist(K, w))
+        q1, q2, q3 = np.quantile(r, [0.5, 0.75, 0.85])
+        for it in range(1, 101):
+            w_new = hampel_irwls_weight(r, q1, q2, q3)
+            w_new = w_new / w_new.sum() if w_new.sum() > 0 else np.full(n, 1 / n)
+            delta, w = np.abs(w_new - w).max(), w_new
+            if delta < 1e-8:
+                break
+            r = np.sqrt(_sq_dist(K, w))
+        np.testing.assert_allclose(local[sl], w, rtol=1e-9, atol=1e-13)
+        assert iterations[i] == it
 
 
 def test_local_weights_of_an_object_do_not_depend_on_the_others(toy):
@@ -73,17 +120,6 @@ def test_local_weights_of_an_object_do_not_depend_on_the_others(toy):
         _, local_alone, _, _, it_alone = fit_flat(alone, n_src)
         np.testing.assert_allclose(local[fc.obj == i], local_alone, rtol=1e-12, atol=1e-15)
         assert iterations[i] == it_alone[0]
-
-
-def test_local_weights_equal_the_batched_solver_object_by_object(toy):
-    obj, src, val, n_obj, n_src = toy
-    fc = flat_claims(obj, src, val, n_objects=n_obj)
-    _, local, _, _, _ = fit_flat(fc, n_src)
-    for i in range(0, n_obj, 5):
-        sel = obj == i
-        (b,) = pack_objects(np.zeros(sel.sum(), dtype=int), src[sel], val[sel], n_objects=1)
-        np.testing.assert_allclose(local[fc.obj == i], local_weights(b)[0][b.mask[0]],
-                                   rtol=1e-10, atol=1e-14)
 
 
 @settings(max_examples=20, deadline=None)

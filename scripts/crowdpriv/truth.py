@@ -53,6 +53,18 @@ def _per_group(values: np.ndarray, groups: int, reduce) -> np.ndarray:
     return reduce(v, axis=-1) if v.shape[1] else np.zeros(groups)
 
 
+def _frozen(active: np.ndarray, new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """``new`` in the groups still iterating, ``old`` in those that converged."""
+    return np.where(np.repeat(active, len(new) // len(active)), new, old)
+
+
+def _crh_weight_step(src, truth, std, loss_floor):
+    """PPTD Eq. 3: w_s = −log(loss_s / Σ_s' loss_s') within each group."""
+    loss = src.worker_losses(truth, std) + loss_floor
+    m = src.n_workers // src.groups
+    return -np.log(loss / np.repeat(_per_group(loss, src.groups, np.sum), m))
+
+
 def sun(answers, *, tol: float = 1e-4, max_iter: int = 100, sigma_floor: float = 1e-3
         ) -> TruthResult:
     """Iterative weighted-mean truth inference with NULL answers (LDP-sparse Alg. 1).
@@ -84,9 +96,7 @@ def sun(answers, *, tol: float = 1e-4, max_iter: int = 100, sigma_floor: float =
         change = np.where(np.isnan(mu_new) & np.isnan(mu), 0.0, change)
         change = np.where(np.isnan(change), np.inf, change)
         delta = _per_group(change, g, np.max)
-        on_task = np.repeat(active, src.n_tasks // g)
-        on_worker = np.repeat(active, m)
-        mu = np.where(on_task, mu_new, mu)
+        mu = _frozen(active, mu_new, mu)
         iterations += active
         with np.errstate(invalid="ignore", divide="ignore"):
             var = src.worker_losses(np.nan_to_num(mu)) / np.where(has, counts, 1.0)
@@ -94,8 +104,8 @@ def sun(answers, *, tol: float = 1e-4, max_iter: int = 100, sigma_floor: float =
             inv = np.where(has, 1.0 / np.maximum(sigma_new, max(sigma_floor, 1e-300)), 0.0)
         total = np.repeat(_per_group(inv, g, np.sum), m)
         q_new = inv / np.where(total > 0, total, 1.0)
-        sigma = np.where(on_worker, sigma_new, sigma)
-        q = np.where(on_worker, q_new, q)
+        sigma = _frozen(active, sigma_new, sigma)
+        q = _frozen(active, q_new, q)
         active = active & ~(delta < tol)
         if not active.any():
             break
@@ -131,20 +141,18 @@ def crh(answers, *, tol: float = 1e-6, max_iter: int = 100, loss_floor: float = 
     max_iter = check_int_at_least("max_iter", max_iter, 1)
     loss_floor = check_positive("loss_floor", loss_floor)
     src = as_source(answers)
-    g, n_per = src.groups, src.n_tasks // src.groups
-    m = src.n_workers // g
+    g = src.groups
     plain, std = _claims_std(src)
     w = np.ones(src.n_workers)
     truth = _weighted_mean(src, w, plain)
     active = np.ones(g, dtype=bool)
     iterations = np.zeros(g, dtype=np.int64)
     for _ in range(max_iter):
-        loss = src.worker_losses(truth, std) + loss_floor
-        w_new = -np.log(loss / np.repeat(_per_group(loss, g, np.sum), m))
+        w_new = _crh_weight_step(src, truth, std, loss_floor)
         t_new = _weighted_mean(src, w_new, plain)
         change = _per_group(np.abs(t_new - truth) / std, g, np.max)
-        w = np.where(np.repeat(active, m), w_new, w)
-        truth = np.where(np.repeat(active, n_per), t_new, truth)
+        w = _frozen(active, w_new, w)
+        truth = _frozen(active, t_new, truth)
         iterations += active
         active = active & (change >= tol)
         if not active.any():
@@ -157,10 +165,8 @@ def crh_weights(answers, truths, *, loss_floor: float = 1e-12, scale=None) -> np
     (PPTD Fig. 7's "true weights"); ``scale`` defaults to the claims' std per task."""
     loss_floor = check_positive("loss_floor", loss_floor)
     src = as_source(answers)
-    m = src.n_workers // src.groups
     std = _claims_std(src)[1] if scale is None else np.asarray(scale, dtype=float).ravel()
-    loss = src.worker_losses(np.asarray(truths, dtype=float).ravel(), std) + loss_floor
-    return -np.log(loss / np.repeat(_per_group(loss, src.groups, np.sum), m))
+    return _crh_weight_step(src, np.asarray(truths, dtype=float).ravel(), std, loss_floor)
 
 
 def gtm(answers, *, tol: float = 1e-6, max_iter: int = 100, alpha: float = 10.0,
@@ -182,8 +188,7 @@ def gtm(answers, *, tol: float = 1e-6, max_iter: int = 100, alpha: float = 10.0,
     sigma0 = check_positive("sigma0", sigma0)
     mu0 = float(mu0)
     src = as_source(answers)
-    g, n_per = src.groups, src.n_tasks // src.groups
-    m = src.n_workers // g
+    g = src.groups
     _, std = _claims_std(src)
     med = src.task_medians()
     z = src.standardised(med, std)
@@ -202,8 +207,8 @@ def gtm(answers, *, tol: float = 1e-6, max_iter: int = 100, alpha: float = 10.0,
         mu_new = (mu0 * p0 + num) / (p0 + den)
         sig2_new = m_step(mu_new)
         change = _per_group(np.abs(mu_new - mu), g, np.max)
-        mu = np.where(np.repeat(active, n_per), mu_new, mu)
-        sig2 = np.where(np.repeat(active, m), sig2_new, sig2)
+        mu = _frozen(active, mu_new, mu)
+        sig2 = _frozen(active, sig2_new, sig2)
         iterations += active
         active = active & (change >= tol)
         if not active.any():

@@ -9,6 +9,8 @@ from ._claims import *  # noqa: F401,F403
 from ._claims import __all__ as _claims_all
 from ._experiments import *  # noqa: F401,F403
 from ._experiments import __all__ as _exp_all
+from ._flat import *  # noqa: F401,F403
+from ._flat import __all__ as _flat_all
 from ._kde import *  # noqa: F401,F403
 from ._kde import __all__ as _kde_all
 from ._metrics import *  # noqa: F401,F403
@@ -24,5 +26,5 @@ from ._synthetic import __all__ as _synthetic_all
 from ._weights import *  # noqa: F401,F403
 from ._weights import __all__ as _weights_all
 
-__all__ = [*_kde_all, *_weights_all, *_release_all, *_metrics_all, *_synthetic_all, *_exp_all,
+__all__ = [*_flat_all, *_kde_all, *_weights_all, *_release_all, *_metrics_all, *_synthetic_all, *_exp_all,
            *_report_all, *_plots_all, *_claims_all]

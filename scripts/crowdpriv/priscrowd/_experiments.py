@@ -17,13 +17,7 @@ from ._kde import BANDWIDTH_RULES, ObjectBatch, gaussian_density, pack_objects
 from ._metrics import prefix_ise
 from ._release import basic_release, synthesize, theorem2_budget, validate_test_params
 from ._synthetic import simulate_claims
-from ._weights import (
-    combined_weights,
-    global_only_weights,
-    global_weights,
-    local_weights,
-    uniform_weights,
-)
+from ._weights import global_only_weights, uniform_weights
 
 __all__ = [
     "Params",

@@ -24,7 +24,8 @@ from .._checks import check_int_at_least, check_nonnegative, check_positive
 from ._kde import BANDWIDTH_RULES, _require_two_claims, gaussian_density
 from ._weights import hampel_irwls_weight
 
-__all__ = ["FlatClaims", "flat_claims", "segment_quantiles", "rkhs_sq", "fit_flat"]
+__all__ = ["FlatClaims", "flat_claims", "segment_quantiles", "rkhs_sq", "combined_weights",
+           "fit_flat"]
 
 _TINY = 1e-300
 
@@ -215,6 +216,15 @@ def _local(fc: FlatClaims, quantiles, update_thresholds: bool, max_iter: int, to
     return out, iterations
 
 
+def combined_weights(fc: FlatClaims, local: np.ndarray, g_claims: np.ndarray) -> np.ndarray:
+    """Combined weights ``c_is = sqrt(l_is g_s) / Σ_t sqrt(l_it g_t)`` (PrisCrowd Eq. 5-6) per
+    claim; ``g_claims`` is the global weight of each claim's source. An object where every
+    product is 0 falls back to its local weights (then to equal weights)."""
+    prod = np.sqrt(np.maximum(local * g_claims, 0.0))
+    tot = fc.per_object_sum(prod)[fc.obj]
+    return np.where(tot > 0, prod / np.where(tot > 0, tot, 1.0), fc.normalise(local))
+
+
 def fit_flat(fc: FlatClaims, n_sources: int, *, quantiles=(0.5, 0.75, 0.85),
              update_thresholds=False, max_iter=100, tol=1e-8, groups=None):
     """Global, local and combined weights (PrisCrowd Eq. 1-6) on a :class:`FlatClaims`.
@@ -230,7 +240,4 @@ def fit_flat(fc: FlatClaims, n_sources: int, *, quantiles=(0.5, 0.75, 0.85),
     tol = check_positive("tol", tol)
     g, n_iter = _global(fc, n_sources, groups, max_iter, tol)
     local, local_iter = _local(fc, qs, update_thresholds, max_iter, tol)
-    prod = np.sqrt(np.maximum(local * g[fc.src], 0.0))
-    tot = fc.per_object_sum(prod)[fc.obj]
-    combined = np.where(tot > 0, prod / np.where(tot > 0, tot, 1.0), fc.normalise(local))
-    return g, local, combined, n_iter, local_iter
+    return g, local, combined_weights(fc, local, g[fc.src]), n_iter, local_iter
