@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import check_int_at_least, check_nonnegative, check_positive
-from ._kde import BANDWIDTH_RULES, _require_two_claims, gaussian_density
+from .._checks import check_int_at_least, check_positive
+from ._kde import _require_two_claims, choose_bandwidth, gaussian_density
 from ._weights import hampel_irwls_weight
 
 __all__ = ["FlatClaims", "flat_claims", "segment_quantiles", "rkhs_sq", "combined_weights",
@@ -111,10 +111,6 @@ def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, r
     object's bandwidth (``rule``: MAD of the normalised claims with Silverman's rule where it is
     below ``mad_min``, or Silverman throughout; floored at ``h_min``) and build the Gram pairs.
     """
-    if rule not in BANDWIDTH_RULES:
-        raise ValueError(f"bandwidth rule must be one of {BANDWIDTH_RULES}, got {rule!r}")
-    check_nonnegative("mad_min", mad_min)
-    check_positive("h_min", h_min)
     obj_codes = np.asarray(obj_codes, dtype=np.int64)
     order = np.argsort(obj_codes, kind="stable")
     obj = obj_codes[order]
@@ -132,14 +128,11 @@ def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, r
                     *(np.zeros(0, dtype=np.int64),) * 2, np.zeros(0), np.zeros(0))
     zmean = fc.per_object_sum(z) / counts
     zstd = np.sqrt(np.clip(fc.per_object_sum(z * z) / counts - zmean**2, 0, None))
-    silver = 1.06 * zstd * counts ** (-0.2)
+    mad = None
     if rule == "mad":
         med = segment_quantiles(z, fc, [0.5])[0]
         mad = segment_quantiles(np.abs(z - med[obj]), fc, [0.5])[0]
-        h = np.where(mad >= max(mad_min, _TINY), mad, silver)
-    else:
-        h = silver
-    fc.h = np.maximum(h, h_min)
+    fc.h = choose_bandwidth(mad, zstd, counts, rule=rule, mad_min=mad_min, h_min=h_min)
     # Gram pairs: object i contributes counts_i² pairs (s, t) inside its segment; objects of
     # equal claim count are done together as (G, n, n) blocks, then flattened
     ps, pt, pk = [], [], []

@@ -22,6 +22,7 @@ __all__ = [
     "ObjectBatch",
     "normalise_objects",
     "bandwidth",
+    "choose_bandwidth",
     "gaussian_density",
     "gram_matrices",
     "rkhs_sq_distances",
@@ -105,22 +106,27 @@ def bandwidth(z, mask, *, rule="mad", mad_min=1e-6, h_min=0.05):
     -------
     h : ndarray (G,)
     """
-    if rule not in BANDWIDTH_RULES:
-        raise ValueError(f"bandwidth rule must be one of {BANDWIDTH_RULES}, got {rule!r}")
-    check_nonnegative("mad_min", mad_min)
-    check_positive("h_min", h_min)
     z = np.asarray(z, dtype=float)
     mask = np.asarray(mask, dtype=bool)
     n = mask.sum(axis=1)
     zn = np.where(mask, z, np.nan)
     std = np.sqrt(np.nanmean(zn * zn, axis=1) - np.nanmean(zn, axis=1) ** 2).clip(min=0)
-    silver = 1.06 * std * n ** (-0.2)
+    mad = None
     if rule == "mad":
         med = np.nanmedian(zn, axis=1)
         mad = np.nanmedian(np.abs(zn - med[:, None]), axis=1)
-        h = np.where(mad >= max(mad_min, 1e-300), mad, silver)
-    else:
-        h = silver
+    return choose_bandwidth(mad, std, n, rule=rule, mad_min=mad_min, h_min=h_min)
+
+
+def choose_bandwidth(mad, std, n, *, rule="mad", mad_min=1e-6, h_min=0.05):
+    """The bandwidth rule of :func:`bandwidth` from per-object statistics of the normalised
+    claims: MAD (``None`` unless ``rule="mad"``), std and count."""
+    if rule not in BANDWIDTH_RULES:
+        raise ValueError(f"bandwidth rule must be one of {BANDWIDTH_RULES}, got {rule!r}")
+    check_nonnegative("mad_min", mad_min)
+    check_positive("h_min", h_min)
+    silver = 1.06 * np.asarray(std, dtype=float) * np.asarray(n, dtype=float) ** (-0.2)
+    h = np.where(mad >= max(mad_min, 1e-300), mad, silver) if rule == "mad" else silver
     return np.maximum(h, h_min)
 
 
