@@ -6,7 +6,8 @@ in its own process (so its peak RSS is its own): synthetic answers straight into
 (``crowdpriv.truth.sun``), then LP, RR and MF at one ε in blocks of workers
 (``crowdpriv.streaming.perturb_in_blocks``) each followed by inference, one repetition. Writes
 ``results/benchmarks/scale/ldp_scale.csv`` and ``ldp_scale.png`` (time and peak memory vs
-cells, log-log). ``--sizes 2000x200,10000x1000`` picks sizes.
+cells, log-log). ``--sizes 2000x200,10000x1000`` picks sizes; ``--mode regenerate`` redraws
+LP's and RR's blocks at every reduction instead of storing them (``ldp_scale_regenerate.*``).
 """
 
 from __future__ import annotations
@@ -28,14 +29,15 @@ OUT = ROOT / "results/benchmarks/scale"
 SIZES = "2000x200,10000x1000,50000x5000,100000x10000"
 
 
-def one_point(m: int, n: int, *, sparsity: float, epsilon: float, block: int, seed: int) -> dict:
+def one_point(m: int, n: int, *, sparsity: float, epsilon: float, block: int, seed: int,
+              mode: str = "compact") -> dict:
     from crowdpriv.ldp_sparse import draw_task_profiles, mae
     from crowdpriv.seeds import derive_rng
     from crowdpriv.streaming import perturb_in_blocks, synthetic_long
     from crowdpriv.truth import sun
 
     record = {"workers": m, "tasks": n, "cells": m * n, "sparsity": sparsity,
-              "epsilon": epsilon, "block_workers": block}
+              "epsilon": epsilon, "block_workers": block, "mode": mode}
     t0 = time.perf_counter()
     answers, truth, _ = synthetic_long(m, n, sparsity, seed=seed, block_workers=block)
     record["answers"] = answers.size
@@ -49,9 +51,10 @@ def one_point(m: int, n: int, *, sparsity: float, epsilon: float, block: int, se
     for method in ("LP", "RR", "MF"):
         t = time.perf_counter()
         out = perturb_in_blocks(answers, method, epsilon, seed=seed, domain_size=10,
-                                block_workers=block, profiles=profiles)
+                                block_workers=block, profiles=profiles, mode=mode)
         record[f"{method}_perturb_s"] = time.perf_counter() - t
-        record[f"{method}_output_mb"] = (getattr(out, "nbytes", None) or out.u.nbytes) / 2**20
+        stored = out.u.nbytes if hasattr(out, "u") else out.nbytes
+        record[f"{method}_output_mb"] = stored / 2**20
         t = time.perf_counter()
         res = sun(out)
         record[f"{method}_infer_s"] = time.perf_counter() - t
@@ -90,19 +93,21 @@ def main(argv=None):
     parser.add_argument("--epsilon", type=float, default=1.0)
     parser.add_argument("--block", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=20181210)
+    parser.add_argument("--mode", choices=["compact", "regenerate"], default="compact",
+                        help="LP/RR outputs stored compactly, or redrawn per reduction")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
         m, n = map(int, args.one.split("x"))
         print(json.dumps(one_point(m, n, sparsity=args.sparsity, epsilon=args.epsilon,
-                                   block=args.block, seed=args.seed)))
+                                   block=args.block, seed=args.seed, mode=args.mode)))
         return
     records = []
     for size in args.sizes.split(","):
         run = subprocess.run(
             [sys.executable, __file__, "--one", size, "--sparsity", str(args.sparsity),
              "--epsilon", str(args.epsilon), "--block", str(args.block), "--seed",
-             str(args.seed)], capture_output=True, text=True)
+             str(args.seed), "--mode", args.mode], capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit(f"{size} failed:\n{run.stderr[-3000:]}")
         records.append(json.loads(run.stdout.strip().splitlines()[-1]))
@@ -110,8 +115,9 @@ def main(argv=None):
               f"{records[-1]['peak_rss_mb'] / 1024:.2f} GiB", flush=True)
     df = pd.DataFrame(records)
     OUT.mkdir(parents=True, exist_ok=True)
-    df.to_csv(OUT / "ldp_scale.csv", index=False, float_format="%.4g")
-    plot(df, OUT / "ldp_scale.png")
+    stem = "ldp_scale" if args.mode == "compact" else f"ldp_scale_{args.mode}"
+    df.to_csv(OUT / f"{stem}.csv", index=False, float_format="%.4g")
+    plot(df, OUT / f"{stem}.png")
     cols = ["workers", "tasks", "answers", "total_s", "peak_rss_mb", "LP_infer_s", "RR_infer_s",
             "MF_infer_s", "LP_mae_change", "RR_mae_change", "MF_mae_change"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}"))

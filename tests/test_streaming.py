@@ -76,3 +76,22 @@ def test_same_seed_same_noise_and_unsorted_input_refused(data):
         perturb_in_blocks(shuffled, "LP", 1.0, seed=1, domain_size=10)
     with pytest.raises(ValueError, match="LP, RR or MF"):
         perturb_in_blocks(answers, "XX", 1.0, seed=1, domain_size=10)
+
+
+@pytest.mark.parametrize("method", ["LP", "RR"])
+def test_regenerated_blocks_equal_the_stored_ones(data, method):
+    """mode="regenerate" redraws each block from its stream: the same values, nothing stored."""
+    answers, _, _ = data
+    kw = dict(seed=5, domain_size=10, block_workers=70)
+    stored = perturb_in_blocks(answers, method, 1.0, **kw)
+    redrawn = perturb_in_blocks(answers, method, 1.0, mode="regenerate", **kw)
+    assert redrawn.nbytes == 0
+    w = np.random.default_rng(0).random(300)
+    t = np.random.default_rng(1).normal(size=50)
+    for got, want in zip(redrawn.task_sums(w), stored.task_sums(w)):
+        np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(redrawn.worker_losses(t), stored.worker_losses(t))
+    np.testing.assert_array_equal(redrawn.worker_counts, stored.worker_counts)
+    assert sun(redrawn).iterations[0] == sun(stored).iterations[0]
+    with pytest.raises(ValueError, match="mode must be"):
+        perturb_in_blocks(answers, method, 1.0, mode="lazy", **kw)

@@ -24,8 +24,8 @@ from .ldp_sparse._mechanisms import lp_perturb, mf_prepare, rr_perturb
 from .ldp_sparse._synthetic import place_nulls
 from .seeds import derive_rng
 
-__all__ = ["BlockedAnswers", "FactoredAnswers", "synthetic_long", "perturb_in_blocks",
-           "worker_blocks"]
+__all__ = ["BlockedAnswers", "RegeneratedAnswers", "FactoredAnswers", "synthetic_long",
+           "perturb_in_blocks", "worker_blocks"]
 
 
 def worker_blocks(n_workers: int, block_workers: int):
@@ -70,6 +70,10 @@ class BlockedAnswers:
     def nbytes(self) -> int:
         return sum(block[2].nbytes for block in self.blocks)
 
+    def _each(self):
+        """The blocks ``(start, stop, data, null_code)``, in worker order."""
+        return iter(self.blocks)
+
     @property
     def task_counts(self):
         return self._task_counts
@@ -81,7 +85,7 @@ class BlockedAnswers:
     def task_sums(self, worker_weight):
         num = np.zeros(self.n_tasks)
         den = np.zeros(self.n_tasks)
-        for start, stop, data, null in self.blocks:
+        for start, stop, data, null in self._each():
             w = worker_weight[start:stop].astype(np.float32)
             num += w @ self._values(data, null)
             mask = self._mask(data, null)
@@ -92,7 +96,7 @@ class BlockedAnswers:
         t = np.nan_to_num(truth).astype(np.float32)
         inv = None if task_scale is None else (1.0 / task_scale).astype(np.float32)
         out = np.empty(self.n_workers)
-        for start, stop, data, null in self.blocks:
+        for start, stop, data, null in self._each():
             d = self._values(data, null) - t
             mask = self._mask(data, null)
             if mask is not None:
@@ -102,6 +106,30 @@ class BlockedAnswers:
                 d *= inv
             out[start:stop] = d.sum(1, dtype=np.float64)
         return out
+
+
+class RegeneratedAnswers(BlockedAnswers):
+    """Like :class:`BlockedAnswers`, but nothing is stored: each block is redrawn from its own
+    random stream whenever a reduction needs it (same values every time), so memory is bounded
+    by one block, at the price of redrawing the noise at every reduction."""
+
+    def __init__(self, n_tasks: int, n_workers: int, make_block, blocks):
+        super().__init__(n_tasks, n_workers)
+        self._make, self._spans = make_block, list(blocks)
+        for block, start, stop in self._spans:  # one pass for the counts
+            data, null = make_block(block, start, stop)
+            mask = self._mask(data, null)
+            self._task_counts += data.shape[0] if mask is None else mask.sum(0)
+            self._worker_counts[start:stop] = data.shape[1] if mask is None else mask.sum(1)
+
+    @property
+    def nbytes(self) -> int:
+        return 0
+
+    def _each(self):
+        for block, start, stop in self._spans:
+            data, null = self._make(block, start, stop)
+            yield start, stop, data, null
 
 
 class FactoredAnswers:
@@ -173,35 +201,48 @@ def _dense_block(answers: Answers, lo: int, hi: int, start: int, stop: int) -> n
 
 def perturb_in_blocks(answers: Answers, method: str, epsilon: float, *, seed: int,
                       domain_size: int, block_workers: int = 5000, profiles=None,
-                      ridge: float = 0.0):
+                      ridge: float = 0.0, mode: str = "compact"):
     """LP, RR or MF (LDP-sparse Eq. 6-10) applied one worker block at a time.
 
     ``answers`` must be sorted by worker (as :func:`synthetic_long` returns them). Each block's
-    noise comes from ``derive_rng(seed, "streaming", method, epsilon, "block", b)``. Returns a
-    :class:`BlockedAnswers` (LP: float32 values; RR: int8 symbols, NULL = ``domain_size``) or a
-    :class:`FactoredAnswers` (MF, with ``profiles`` V of shape (d, n)).
+    noise comes from ``derive_rng(seed, "streaming", method, epsilon, "block", b)``. Returns, for
+    LP and RR, a :class:`BlockedAnswers` (``mode="compact"``: LP float32 values, RR int8
+    symbols with NULL = ``domain_size``) or a :class:`RegeneratedAnswers` (``mode="regenerate"``:
+    the same values redrawn per reduction, memory bounded by one block); for MF a
+    :class:`FactoredAnswers` (with ``profiles`` V of shape (d, n)).
     """
     if np.any(np.diff(answers.worker) < 0):
         raise ValueError("answers must be sorted by worker")
+    if method not in ("LP", "RR", "MF"):
+        raise ValueError(f"method must be LP, RR or MF, got {method!r}")
+    if mode not in ("compact", "regenerate"):
+        raise ValueError(f"mode must be 'compact' or 'regenerate', got {mode!r}")
     k = int(domain_size)
     bounds = np.searchsorted(answers.worker, np.arange(answers.n_workers + 1))
-    out = BlockedAnswers(answers.n_tasks, answers.n_workers)
-    us = []
-    for block, start, stop in worker_blocks(answers.n_workers, block_workers):
-        rng = derive_rng(seed, "streaming", method, float(epsilon), "block", block)
+
+    def rng_of(block):
+        return derive_rng(seed, "streaming", method, float(epsilon), "block", block)
+
+    def make_block(block, start, stop):
         dense = _dense_block(answers, bounds[start], bounds[stop], start, stop)
         if method == "LP":
-            out.add(start, lp_perturb(dense, epsilon, rng=rng, domain_size=k))
-        elif method == "RR":
-            rr = rr_perturb(dense, epsilon, rng=rng, domain_size=k)
-            out.add(start, np.where(np.isnan(rr), k, rr).astype(np.int8), null_code=k)
-        elif method == "MF":
-            prep = mf_prepare(dense, profiles, domain_size=k, ridge=ridge)
-            eta = rng.laplace(0.0, k / float(epsilon), size=prep.rhs.shape)
-            us.append(np.einsum("...ij,...j->...i", prep.solver, prep.rhs - eta))
-        else:
-            raise ValueError(f"method must be LP, RR or MF, got {method!r}")
-        del dense
+            return lp_perturb(dense, epsilon, rng=rng_of(block), domain_size=k), None
+        rr = rr_perturb(dense, epsilon, rng=rng_of(block), domain_size=k)
+        return np.where(np.isnan(rr), k, rr).astype(np.int8), k
+
+    spans = list(worker_blocks(answers.n_workers, block_workers))
     if method == "MF":
+        us = []
+        for block, start, stop in spans:
+            dense = _dense_block(answers, bounds[start], bounds[stop], start, stop)
+            prep = mf_prepare(dense, profiles, domain_size=k, ridge=ridge)
+            eta = rng_of(block).laplace(0.0, k / float(epsilon), size=prep.rhs.shape)
+            us.append(np.einsum("...ij,...j->...i", prep.solver, prep.rhs - eta))
         return FactoredAnswers(np.concatenate(us), profiles)
+    if mode == "regenerate":
+        return RegeneratedAnswers(answers.n_tasks, answers.n_workers, make_block, spans)
+    out = BlockedAnswers(answers.n_tasks, answers.n_workers)
+    for block, start, stop in spans:
+        data, null = make_block(block, start, stop)
+        out.add(start, data, null_code=null)
     return out
