@@ -19,6 +19,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/ldp_sparse.smk"
 include: "workflow/rules/pptd.smk"
 include: "workflow/rules/priscrowd.smk"
+include: "workflow/rules/readings.smk"
 include: "workflow/rules/summary.smk"
 
 

@@ -1,22 +1,17 @@
 """Adapter for rule priscrowd_simulated: PrisCrowd Table 2 data for one fraction p.
 
 Huai et al., IJCAI 2019, App. E: 30 users (30p unreliable, U(0, 10); the rest N(5, 0.5)), 50
-objects, m = 30 released claims; R simulated datasets in one job.
+objects, m = 30 released claims; R simulated datasets in one job. Built by
+``crowdpriv.priscrowd.simulated_run``, which the readings job calls too.
 """
 
-from crowdpriv.priscrowd import Params, run_simulated
+from crowdpriv.priscrowd import simulated_run
 from crowdpriv.runtime import start_job, write_csv
-from crowdpriv.seeds import derive_rng
 
 logger = start_job(snakemake)
 p = float(snakemake.wildcards.p)
-sim = dict(snakemake.params.sim)
-out = run_simulated(
-    p, Params.from_mapping(snakemake.params.cfg), n_users=sim["workers"],
-    n_objects=sim["tasks"], mu=sim["mu"], sigma=sim["sigma"], low=sim["low"],
-    high=sim["high"], rng=derive_rng(int(snakemake.params.seed), "priscrowd", "simulated", p),
-)
+out = simulated_run({**snakemake.params.cfg, "table2": snakemake.params.sim}, p,
+                    seed=int(snakemake.params.seed))
 for key in ("table", "release"):
-    out[key].insert(0, "p", p)
     write_csv(out[key], getattr(snakemake.output, key))
 logger.info("p = %s: %d rows", p, len(out["table"]))

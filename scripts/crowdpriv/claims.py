@@ -104,13 +104,25 @@ class Context:
     tables: Mapping[str, pd.DataFrame]
     thresholds: Mapping[str, Any]
     significance: Any  # crowdpriv.significance.Significance
+    #: Tables deliberately left out, with the reason (e.g. not re-run under a reading).
+    absent: Mapping[str, str] = field(default_factory=dict)
 
     def table(self, name: str) -> pd.DataFrame:
         """The result table ``name``; :class:`NotTestable` if this run did not produce it."""
+        if name in self.absent:
+            raise NotTestable(f"{name}: {self.absent[name]}", basis="table left out")
         df = self.tables.get(name)
         if df is None or len(df) == 0:
             raise NotTestable(f"this run has no {name} results")
         return df
+
+    def optional_table(self, name: str) -> pd.DataFrame | None:
+        """``name`` if this run has it (None if the config left it out); :class:`NotTestable`
+        if it was deliberately left out (a check over several tables must not silently
+        narrow to the others)."""
+        if name in self.absent:
+            raise NotTestable(f"{name}: {self.absent[name]}", basis="table left out")
+        return self.tables.get(name)
 
     def threshold(self, key: str) -> Any:
         """A threshold of the paper's ``claims`` config block (error if it is not configured)."""
@@ -186,6 +198,7 @@ def evaluate(
     thresholds: Mapping[str, Any],
     significance: Any,
     figures: Sequence[str] | None = None,
+    absent: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """Check every claim on the result tables; one row per claim with :data:`COLUMNS`.
 
@@ -202,13 +215,16 @@ def evaluate(
     figures : sequence of str, optional
         The paper's registered figure/table labels; a claim naming another label is an error
         (so the summary can attach every claim to its figure).
+    absent : mapping of str to str, optional
+        Tables deliberately left out, with the reason; claims reading them are ``not testable``
+        with that reason.
     """
     ids = [c.claim_id for c in claims]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
         raise ValueError(f"duplicate claim ids: {dup}")
     known = None if figures is None else set(figures)
-    ctx = Context(tables, thresholds, significance)
+    ctx = Context(tables, thresholds, significance, dict(absent or {}))
     rows = []
     for claim in claims:
         unknown = [] if known is None else [f for f in claim.figure if f not in known]

@@ -57,6 +57,8 @@ class PaperSection:
     claims: pd.DataFrame
     figures: list[FigureEntry]
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    #: The paper's claims x readings matrix (``readings.csv``), when its readings run.
+    readings: pd.DataFrame | None = None
 
 
 def claim_totals(claims: pd.DataFrame) -> dict[str, int]:
@@ -136,7 +138,35 @@ def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> s
             sub = _of_category(section.claims, category)
             if len(sub):
                 out += [f"### {heading}", "", _claims_table(sub), ""]
+        if section.readings is not None and len(section.readings):
+            out += _readings_lines(section.readings)
     return "\n".join(out).rstrip() + "\n"
+
+
+def _readings_lines(matrix: pd.DataFrame) -> list[str]:
+    """The paper's claims under every reading: which hold or fail under all, which depend on
+    a reading (and on which axis), then the matrix itself."""
+    from .readings import robustness_summary, wide_table
+
+    names = list(dict.fromkeys(matrix["reading"]))
+    groups = robustness_summary(matrix)
+    out = ["### Readings", "",
+           f"Every claim under each of the {len(names) - 1} alternative readings of this "
+           "paper beside the default (readings.md explains each):", ""]
+    for title, key in (("Hold under every reading that can test them", "holds everywhere"),
+                       ("Fail under every reading that can test them", "fails everywhere"),
+                       ("Depend on the reading", "depends")):
+        items = groups[key]
+        text = "; ".join(f"`{claim}`" + (f" ({phrase[len('depends on: '):]})"
+                                         if key == "depends" else "")
+                         for claim, phrase in items) or "none"
+        out += [f"- **{title}** ({len(items)}): {text}"]
+    other = groups["other"]
+    if other:
+        out += [f"- **Undecided under every reading** ({len(other)}): "
+                + "; ".join(f"`{c}` ({p})" for c, p in other)]
+    out += ["", markdown_table(wide_table(matrix)), ""]
+    return out
 
 
 def side_by_side(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -194,12 +224,15 @@ def build_sections(
                                own[[c for c in STATS_COLUMNS if c in own.columns]]))
         tables += [(spec["caption"], _summary_table(spec, read_csv))
                    for spec in paper.get("summary_tables", [])]
+        matrix = next((read_csv(p) for p in paper.get("readings", []) if p.endswith(".csv")),
+                      None)
         sections.append(PaperSection(
             title=paper["title"],
             claims=_read_claims(paper["claims"], read_csv),
             figures=[FigureEntry(f["label"], f["what"], list(f["files"]))
                      for f in paper["figures"]],
             tables=tables,
+            readings=matrix,
         ))
     return sections
 

@@ -128,18 +128,21 @@ def _weighted_mean(src, w, plain):
     return np.where(safe, num / np.where(safe, den, 1.0), plain)
 
 
-def crh(answers, *, tol: float = 1e-6, max_iter: int = 100, loss_floor: float = 1e-12
-        ) -> TruthResult:
+def crh(answers, *, tol: float = 1e-6, max_iter: int = 100, loss_floor: float = 1e-12,
+        tol_relative: bool = True) -> TruthResult:
     """CRH for continuous data (Li et al., SIGMOD 2014) as PPTD Alg. 1 instantiates it.
 
     Equal initial weights; then the aggregation step (weighted mean, PPTD Eq. 1) and the weight
     step ``w_s = −log(loss_s / Σ_s' loss_s')`` with ``loss_s = Σ_n (x_n^s − x_n*)² / std_n +
     loss_floor`` (PPTD Eq. 3) alternate until ``max_n |Δx*_n| / std_n < tol`` (PPTD Sec. 5.3)
     or ``max_iter`` rounds. ``std_n`` is the std of the claims on object n (1 where it is 0).
+    ``tol_relative=False`` compares the raw change ``max_n |Δx*_n|`` with ``tol`` instead (the
+    literal "change in aggregated results is smaller than a threshold"; a reading of PPTD).
     """
     tol = check_nonnegative("tol", tol)
     max_iter = check_int_at_least("max_iter", max_iter, 1)
     loss_floor = check_positive("loss_floor", loss_floor)
+    tol_relative = bool(tol_relative)
     src = as_source(answers)
     g = src.groups
     plain, std = _claims_std(src)
@@ -150,7 +153,8 @@ def crh(answers, *, tol: float = 1e-6, max_iter: int = 100, loss_floor: float = 
     for _ in range(max_iter):
         w_new = _crh_weight_step(src, truth, std, loss_floor)
         t_new = _weighted_mean(src, w_new, plain)
-        change = _per_group(np.abs(t_new - truth) / std, g, np.max)
+        step = np.abs(t_new - truth)
+        change = _per_group(step / std if tol_relative else step, g, np.max)
         w = _frozen(active, w_new, w)
         truth = _frozen(active, t_new, truth)
         iterations += active
@@ -170,7 +174,8 @@ def crh_weights(answers, truths, *, loss_floor: float = 1e-12, scale=None) -> np
 
 
 def gtm(answers, *, tol: float = 1e-6, max_iter: int = 100, alpha: float = 10.0,
-        beta: float = 10.0, mu0: float = 0.0, sigma0: float = 1.0) -> TruthResult:
+        beta: float = 10.0, mu0: float = 0.0, sigma0: float = 1.0, tol_relative: bool = True
+        ) -> TruthResult:
     """GTM, the Gaussian Truth Model (Zhao & Han, QDB 2012), MAP estimation by EM.
 
     Claims on object n are normalised to ``z = (x − median_n) / std_n``; in those units the
@@ -180,6 +185,7 @@ def gtm(answers, *, tol: float = 1e-6, max_iter: int = 100, alpha: float = 10.0,
     ``μ_n = (mu0/sigma0² + Σ_s z_n^s/σ_s²) / (1/sigma0² + Σ_s 1/σ_s²)`` until
     ``max_n |Δμ_n| < tol``. Zhao & Han's optional outlier removal is not applied (PPTD perturbs
     with Gaussian noise; removing perturbed claims would change the mechanism under study).
+    ``tol_relative=False`` compares the change in the claims' own units, ``max_n |Δμ_n| std_n``.
     """
     tol = check_nonnegative("tol", tol)
     max_iter = check_int_at_least("max_iter", max_iter, 1)
@@ -206,7 +212,8 @@ def gtm(answers, *, tol: float = 1e-6, max_iter: int = 100, alpha: float = 10.0,
         num, den = z.task_sums(1.0 / sig2)
         mu_new = (mu0 * p0 + num) / (p0 + den)
         sig2_new = m_step(mu_new)
-        change = _per_group(np.abs(mu_new - mu), g, np.max)
+        step = np.abs(mu_new - mu)
+        change = _per_group(step if tol_relative else step * std, g, np.max)
         mu = _frozen(active, mu_new, mu)
         sig2 = _frozen(active, sig2_new, sig2)
         iterations += active

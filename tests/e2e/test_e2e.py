@@ -150,6 +150,11 @@ def _planned(stdout: str) -> dict[str, int]:
         # PPTD Fig. 3's λ1 list: Fig. 3's job only
         ({"pptd": {"fig3": {"lambda1": [1.0, 3.0]}}}, {"pptd_synthetic_tradeoff"},
          {"pptd_indoor_tradeoff", "pptd_weights", "pptd_runtime"}),
+        # one reading's override: that reading's re-run only
+        ({"pptd": {"readings": {"alternatives": {"indoor_dense": {
+            "data": {"indoor_surrogate": {"walks_lognormal": [2.5, 0.9]}}}}}}},
+         {"reading_rerun", "reading_claims", "readings_matrix"},
+         {"pptd_synthetic_tradeoff", "pptd_indoor_tradeoff", "ldp_sparse_synthetic"}),
         # a claim threshold: only that paper's claims (and the summary)
         ({"ldp_sparse": {"claims": {"mf_max_change": 0.6}}}, {"ldp_sparse_claims", "summary"},
          {"ldp_sparse_synthetic", "ldp_sparse_real", "ldp_sparse_fig2", "pptd_claims"}),
@@ -165,6 +170,8 @@ def test_editing_one_block_reruns_only_its_jobs(full_run, mirror, tmp_path, edit
     assert not untouched & set(planned), planned
     if "pptd" in edit:
         assert planned["pptd_synthetic_tradeoff"] == 1  # Fig. 3's, not Figs. 2, 4, 5
+    if "readings" in edit.get("pptd", {}):
+        assert planned["reading_rerun"] == 1  # indoor_dense's, not the other readings'
     if "table2" in edit.get("priscrowd", {}):
         assert planned["priscrowd_simulated"] == 1  # p = 0.6 only
 
@@ -213,3 +220,20 @@ def test_summary_reads_the_csvs(full_run, mirror):
         return int(found.group(1)) if found else 0
 
     assert fails(after) == fails(before) + flipped
+
+
+def test_identity_readings_reproduce_the_default_claims(full_run):
+    """A reading that sets a value the config already has re-runs its tables through the
+    readings jobs (rerun_tables, merge_tables, the claims engine): its claims must equal the
+    default claims byte for byte, so every other reading differs only by its override."""
+    pairs = [("ldp_sparse", "identity_fig2"), ("pptd", "identity"), ("priscrowd", "identity")]
+    for paper, reading in pairs:
+        default = full_run / f"results/{paper}/claims.csv"
+        again = full_run / f"results/{paper}/readings/{reading}/claims.csv"
+        assert filecmp.cmp(default, again, shallow=False), (paper, reading)
+        rerun = sorted(p.name for p in (full_run / f"results/{paper}/readings/{reading}/rerun")
+                       .glob("*.csv"))
+        assert len(rerun) >= 2, (paper, rerun)  # absent.csv and at least one re-run table
+    matrix = pd.read_csv(full_run / "results/pptd/readings.csv")
+    assert set(matrix["reading"]) >= {"default", "identity", "sensitivity_corrected"}
+    assert "### Readings" in (full_run / "results/summary.md").read_text()

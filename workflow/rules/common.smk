@@ -1,9 +1,14 @@
 # Shared definitions: config validation, wildcard constraints, helper functions (no rules here).
+import copy
 import os
+import sys
 
 from snakemake.utils import validate
 
 validate(config, schema="../schemas/config.schema.yaml")
+
+sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
+from crowdpriv.readings import parse_readings, reading_config  # noqa: E402
 
 # Every job runs its BLAS/OpenMP libraries on one thread: parallelism comes from jobs, and no
 # number may depend on --cores or on a library's thread count (it changes summation order).
@@ -208,37 +213,6 @@ def stock_claims_inputs(wildcards):
 # --- PPTD (workflow/rules/pptd.smk) ---
 
 
-def pptd_privacy():
-    return dict(config["pptd"]["privacy"])
-
-
-def pptd_td(method):
-    """Keyword arguments of the truth-discovery method (convergence threshold etc.)."""
-    return dict(config["pptd"][method])
-
-
-def pptd_synthetic_params(wildcards):
-    """What one synthetic trade-off job reads: its figure's block (Fig. 3 varies lambda1,
-    Fig. 4 the number of workers S, Fig. 5 uses GTM) and the shared synthetic settings.
-    """
-    cfg = config["pptd"]
-    fig, syn = cfg[wildcards.fig], cfg["synthetic"]
-    method = "gtm" if wildcards.fig == "fig5" else "crh"
-    return dict(
-        workers=fig.get("workers", syn["workers"]),
-        lam1=fig.get("lambda1", syn["lambda1"]),
-        tasks=syn["tasks"],
-        truth_low=syn["truth_range"][0],
-        truth_high=syn["truth_range"][1],
-        epsilons=fig["epsilons"],
-        repetitions=cfg["repetitions"],
-        method=method,
-        td_kwargs=pptd_td(method),
-        utility_beta=cfg["utility_beta"],
-        **pptd_privacy(),
-    )
-
-
 def pptd_indoor_input(fig, table):
     return processed(config["pptd"][fig]["dataset"], table)
 
@@ -256,7 +230,15 @@ PRIS_FIT_KEYS = [
     "max_iter",
     "tol",
 ]
-PRIS_RELEASE_KEYS = ["m", "k", "gamma", "eps0", "batch_size", "max_candidates"]
+PRIS_RELEASE_KEYS = [
+    "m",
+    "k",
+    "gamma",
+    "eps0",
+    "batch_size",
+    "max_candidates",
+    "uniform_test",
+]
 
 
 def pris_params(*extra):
@@ -367,3 +349,96 @@ def summary_inputs(wildcards):
     if any(p["stats_paper"] for p in PAPERS.values()):
         inputs["stats"] = "results/datasets/stats.csv"
     return inputs
+
+
+# --- Readings (crowdpriv.readings): each paper's named alternatives to its default ---
+
+
+def paper_readings(paper):
+    """The paper's readings, default first ([] when readings_enabled is false)."""
+    block = config[paper].get("readings")
+    if not config.get("readings_enabled", True) or not block:
+        return []
+    return parse_readings(block, where=f"{paper}.readings")
+
+
+def check_readings():
+    """Every reading's merged config must pass the schema too (an override is validated as
+    the setting it replaces), and may only name existing keys (apply_override)."""
+    for paper in ("ldp_sparse", "pptd", "priscrowd"):
+        for reading in paper_readings(paper)[1:]:
+            merged = copy.deepcopy(reading_config(config, paper, reading))
+            try:
+                validate(merged, schema="../schemas/config.schema.yaml")
+            except Exception as err:
+                raise ValueError(
+                    f"{paper}.readings.alternatives.{reading.name}: the overridden config "
+                    f"is invalid: {err}"
+                ) from None
+
+
+check_readings()
+
+
+def reading_names(paper):
+    return [r.name for r in paper_readings(paper)[1:]]
+
+
+def reading_spec(paper, name):
+    """A reading as a plain dict (a job parameter: editing it re-runs that reading only)."""
+    for reading in paper_readings(paper):
+        if reading.name == name:
+            return dict(
+                name=reading.name,
+                axis=reading.axis,
+                why=reading.why,
+                override=dict(reading.override),
+                data=dict(reading.data),
+                methods=None if reading.methods is None else list(reading.methods),
+            )
+    raise ValueError(f"{paper} has no reading {name!r}")
+
+
+def readings_outputs(paper, out):
+    """The registry's readings files of a paper (none when readings are off)."""
+    if not paper_readings(paper):
+        return []
+    return [f"{out}/readings.csv", f"{out}/readings.md"]
+
+
+#: Papers whose readings run, by key: the claims' tables (name -> default files), the datasets a
+#: re-run may read, the surrogates a reading may regenerate and the claims' keyword arguments.
+#: Filled by register_readings() in each paper's rule file; rules in readings.smk loop over it.
+READINGS = {}
+
+
+def register_readings(key, *, tables, datasets, claims_kwargs, surrogates=()):
+    """Register what the generic readings rules need for one paper (nothing when its
+    readings are off)."""
+    if not paper_readings(key):
+        return
+    READINGS[key] = dict(
+        tables={
+            name: list(paths) if not isinstance(paths, str) else paths
+            for name, paths in tables.items()
+        },
+        datasets=list(dict.fromkeys(datasets)),
+        surrogates=list(surrogates),
+        claims_kwargs=dict(claims_kwargs),
+    )
+
+
+def reading_block(paper):
+    """The keys of a paper's block that its re-run tables read (crowdpriv.<paper>.TABLE_KEYS):
+    editing a claim threshold or a reading re-runs no other reading."""
+    import importlib
+
+    keys = importlib.import_module(f"crowdpriv.{paper}").TABLE_KEYS
+    wanted = {k.split(".")[0] for ks in keys.values() for k in ks}
+    return {k: v for k, v in config[paper].items() if k in wanted}
+
+
+def reading_wildcards():
+    """Every registered paper's reading names, as a wildcard pattern."""
+    names = sorted({name for paper in READINGS for name in reading_names(paper)})
+    return "|".join(names) or "no-readings"

@@ -18,6 +18,7 @@ register_paper(
     category="LDP-sparse",
     stats_paper="LDP-sparse",
     claims=f"{LDP_OUT}/claims.csv",
+    readings=readings_outputs("ldp_sparse", LDP_OUT),
     figures=[
         dict(
             label="Table II",
@@ -77,6 +78,7 @@ LDP_SYNTHETIC_COMMON = {
         "mechanisms",
         "inference",
         "max_batch_cells",
+        "bound_quality",
     )
 }
 #: Settings every real-data job reads.
@@ -89,6 +91,7 @@ LDP_REAL_COMMON = {
         "mechanisms",
         "inference",
         "max_batch_cells",
+        "bound_quality",
     )
 }
 
@@ -193,7 +196,7 @@ rule ldp_sparse_fig1:
         CONDA_ENV
     params:
         datasets=LDP["fig1"]["datasets"],
-        domain_size=LDP["real_domain_size"],
+        block={k: LDP[k] for k in ("fig1", "real_domain_size", "inference")},
     script:
         "../../scripts/ldp_sparse_fig1.py"
 
@@ -440,6 +443,25 @@ rule ldp_sparse_claims:
         "../../scripts/ldp_sparse_claims.py"
 
 
+register_readings(
+    "ldp_sparse",
+    tables={
+        "fig1": rules.ldp_sparse_fig1.output.csv,
+        "fig2": rules.ldp_sparse_fig2.input,
+        "fig3": rules.ldp_sparse_fig3.input,
+        "fig4": rules.ldp_sparse_fig4.input,
+        "fig5": rules.ldp_sparse_fig5.input,
+        "bounds": rules.ldp_sparse_bounds.output.csv,
+    },
+    datasets=[*LDP["fig1"]["datasets"], *LDP["fig5"]["datasets"]],
+    claims_kwargs=dict(
+        thresholds=LDP["claims"],
+        significance=config["claims"],
+        figures=[f["label"] for f in PAPERS["ldp_sparse"]["figures"]],
+    ),
+)
+
+
 rule ldp_sparse:
     input:
         rules.ldp_sparse_table2.output,
@@ -451,4 +473,5 @@ rule ldp_sparse:
         rules.ldp_sparse_bounds.output,
         rules.ldp_sparse_claims.output,
         rules.ldp_sparse_mf_sensitivity.output,
+        PAPERS["ldp_sparse"]["readings"],
     localrule: True

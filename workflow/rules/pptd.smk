@@ -1,6 +1,8 @@
 # PPTD (Li et al., KDD 2018): experiments of Figs. 2-8 (one job per figure, all repetitions
 # inside, per-repetition tables under results/pptd/raw/), then figures and claims. Each job's
-# params hold only the config keys it reads (pptd_synthetic_params in common.smk).
+# params hold only the config keys it reads (crowdpriv.pptd.tradeoff_params).
+import crowdpriv.pptd as pptd_core
+
 PPTD = config["pptd"]
 #: Figures drawn as MAE/noise vs epsilon (Figs. 2-5 synthetic, 6 indoor).
 PPTD_TRADEOFF = ["fig2", "fig3", "fig4", "fig5", "fig6"]
@@ -11,6 +13,7 @@ register_paper(
     title="PPTD (Li et al., KDD 2018)",
     category="PPTD",
     claims="results/pptd/claims.csv",
+    readings=readings_outputs("pptd", "results/pptd"),
     figures=[
         dict(label=f"Fig. {n}", what=what, files=[f"results/pptd/fig{n}.png"])
         for n, what in [
@@ -49,7 +52,7 @@ rule pptd_synthetic_tradeoff:
         config_keys=lambda w: config_keys(
             f"pptd.{w.fig}", "pptd.synthetic", "pptd.privacy", "pptd"
         ),
-        exp=pptd_synthetic_params,
+        exp=lambda w: pptd_core.tradeoff_params(PPTD, w.fig),
         seed=config["seed"],
     script:
         "../../scripts/pptd_tradeoff.py"
@@ -73,16 +76,7 @@ rule pptd_indoor_tradeoff:
         runtime=30,
     params:
         config_keys=config_keys("pptd.fig6", "pptd.privacy", "pptd"),
-        exp=dict(
-            dataset=PPTD["fig6"]["dataset"],
-            lam1=PPTD["fig6"]["lambda1"],
-            epsilons=PPTD["fig6"]["epsilons"],
-            repetitions=PPTD["repetitions"],
-            method="crh",
-            td_kwargs=pptd_td("crh"),
-            utility_beta=PPTD["utility_beta"],
-            **pptd_privacy(),
-        ),
+        exp=pptd_core.tradeoff_params(PPTD, "fig6"),
         seed=config["seed"],
     script:
         "../../scripts/pptd_tradeoff.py"
@@ -108,13 +102,7 @@ rule pptd_weights:
         runtime=30,
     params:
         config_keys=config_keys("pptd.fig7", "pptd.privacy", "pptd"),
-        exp=dict(
-            repetitions=PPTD["repetitions"],
-            td_kwargs=pptd_td("crh"),
-            **{k: v for k, v in PPTD["fig7"].items() if k != "lambda1"},
-            lam1=PPTD["fig7"]["lambda1"],
-            **pptd_privacy(),
-        ),
+        exp=pptd_core.weights_params(PPTD),
         seed=config["seed"],
     script:
         "../../scripts/pptd_weights.py"
@@ -136,19 +124,7 @@ rule pptd_runtime:
         runtime=30,
     params:
         config_keys=config_keys("pptd.fig8", "pptd.synthetic", "pptd.privacy", "pptd"),
-        exp=dict(
-            workers=PPTD["synthetic"]["workers"],
-            tasks=PPTD["synthetic"]["tasks"],
-            lam1=PPTD["synthetic"]["lambda1"],
-            truth_low=PPTD["synthetic"]["truth_range"][0],
-            truth_high=PPTD["synthetic"]["truth_range"][1],
-            epsilons=PPTD["fig8"]["epsilons"],
-            repetitions=PPTD["repetitions"],
-            timing_calls=PPTD["fig8"]["timing_calls"],
-            method=PPTD["fig8"]["method"],
-            td_kwargs=pptd_td(PPTD["fig8"]["method"]),
-            **pptd_privacy(),
-        ),
+        exp=pptd_core.runtime_params(PPTD),
         seed=config["seed"],
     script:
         "../../scripts/pptd_runtime.py"
@@ -247,6 +223,22 @@ rule pptd_claims:
         "../../scripts/pptd_claims.py"
 
 
+register_readings(
+    "pptd",
+    tables={
+        **{fig: f"results/pptd/raw/{fig}.csv" for fig in PPTD_FIGURES},
+        "fig7_original": "results/pptd/raw/fig7_original.csv",
+    },
+    datasets=[PPTD["fig6"]["dataset"], PPTD["fig7"]["dataset"]],
+    surrogates=["indoor_surrogate"],
+    claims_kwargs=dict(
+        thresholds={**PPTD["claims"], "utility_beta": PPTD["utility_beta"]},
+        significance=config["claims"],
+        figures=[f["label"] for f in PAPERS["pptd"]["figures"]],
+    ),
+)
+
+
 rule pptd:
     input:
         expand("results/pptd/{fig}.{ext}", fig=PPTD_FIGURES, ext=["csv", "png", "svg"]),
@@ -254,4 +246,5 @@ rule pptd:
         "results/pptd/fig8_timings.csv",
         "results/pptd/claims.csv",
         "results/pptd/claims.md",
+        PAPERS["pptd"]["readings"],
     localrule: True

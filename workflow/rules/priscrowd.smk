@@ -15,6 +15,7 @@ PRIS_RUN_TABLES = [
 
 register_paper(
     "priscrowd",
+    readings=readings_outputs("priscrowd", "results/priscrowd"),
     title="PrisCrowd (Huai et al., IJCAI 2019)",
     category="PrisCrowd",
     stats_paper="PrisCrowd",
@@ -92,7 +93,14 @@ rule priscrowd_run:
         runtime=60,
     params:
         config_keys=config_keys("priscrowd"),
-        cfg=pris_params("t", "delta_exponent", "basic_epsilons", "repetitions"),
+        cfg=pris_params(
+            "t",
+            "delta_exponent",
+            "basic_epsilons",
+            "repetitions",
+            "sise",
+            "basic_sensitivity",
+        ),
         fig3=PRIS["fig3"],
         fig4=PRIS["fig4"],
         seed=config["seed"],
@@ -118,7 +126,7 @@ rule priscrowd_simulated:
         runtime=30,
     params:
         config_keys=config_keys("priscrowd.table2", "priscrowd"),
-        cfg=pris_params("basic_epsilons", "repetitions"),
+        cfg=pris_params("basic_epsilons", "repetitions", "sise", "basic_sensitivity"),
         # the data settings, not the list of p: adding a point runs only the new job
         sim={k: v for k, v in PRIS["table2"].items() if k != "p"},
         seed=config["seed"],
@@ -314,6 +322,27 @@ rule priscrowd_claims:
         "../../scripts/priscrowd_claims.py"
 
 
+register_readings(
+    "priscrowd",
+    tables={
+        "table1": pris_run("table"),
+        "table2": pris_simulated("table"),
+        "fig4": pris_run("fig4"),
+        "fig5": rules.priscrowd_fig5.output.reps,
+        "fig3_ise": rules.priscrowd_fig3.output.ise,
+        "paper_table1": paper_values("priscrowd_table1.csv"),
+        "paper_table2": paper_values("priscrowd_table2.csv"),
+    },
+    datasets=PRIS["datasets"],
+    claims_kwargs=dict(
+        datasets=PRIS["datasets"],
+        thresholds=PRIS["claims"],
+        significance=config["claims"],
+        figures=[f["label"] for f in PAPERS["priscrowd"]["figures"]],
+    ),
+)
+
+
 rule priscrowd:
     input:
         expand(
@@ -329,4 +358,5 @@ rule priscrowd:
         "results/priscrowd/fig5_timings.csv",
         "results/priscrowd/claims.csv",
         "results/priscrowd/claims.md",
+        PAPERS["priscrowd"]["readings"],
     localrule: True

@@ -15,8 +15,10 @@ from ._inference import __all__ as _i
 from ._mechanisms import *  # noqa: F401,F403
 from ._mechanisms import __all__ as _m
 from ._plots import *  # noqa: F401,F403
+from ._readings import *  # noqa: F401,F403
+from ._readings import __all__ as _r
 from ._plots import __all__ as _p
 from ._synthetic import *  # noqa: F401,F403
 from ._synthetic import __all__ as _s
 
-__all__ = [*_i, *_m, *_b, *_s, *_e, *_p, *_c]
+__all__ = [*_i, *_m, *_b, *_s, *_e, *_p, *_c, *_r]

@@ -17,13 +17,14 @@ from crowdpriv.aggregate import summarise as aggregate
 from crowdpriv.seeds import derive_rng
 
 from ._bounds import lp_error_bound, mf_error_bound, paper_example_bounds, rr_error_bound
-from ._inference import infer_truth, mae
+from ._inference import infer_truth, infer_truth_factored, mae
 from ._mechanisms import (
     check_domain_answers,
     draw_task_profiles,
     lp_perturb,
     mf_perturb_prepared,
     mf_prepare,
+    mf_worker_profiles,
     rr_perturb,
     two_layer_perturb,
 )
@@ -37,6 +38,9 @@ __all__ = [
     "run_mf_sensitivity",
     "summarise",
     "answer_distribution",
+    "task_reference_labels",
+    "GOLD_FROM",
+    "BOUND_QUALITIES",
     "bounds_table",
     "dataset_table",
 ]
@@ -106,13 +110,36 @@ def _perturb(method, answers, eps, rng, *, domain_size, mechanisms, mf_prepared)
     return mf_perturb_prepared(mf_prepared, eps, rng=rng)
 
 
-def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="uniform"):
-    """Theorem 2/3/5 bound in an experiment's own setting, with q_i = 1/m as in the examples.
+#: Worker qualities q_i put into the theorems' bounds (config ``ldp_sparse.bound_quality``):
+#: ``uniform`` 1/m as in the paper's worked examples; ``generator`` ∝ 1/σ_i of the data's
+#: error deviations (the generator's σ_i on synthetic data; on real data, which has none, the
+#: σ_i that Alg. 1 estimates on the original answers, the same σ_i the bounds use);
+#: ``inferred`` Alg. 1's q_i estimated on the perturbed output itself.
+BOUND_QUALITIES = ("uniform", "generator", "inferred")
 
+
+def _bound_quality(kind, *, sigma, inferred):
+    """q_i (summing to 1) for the theorems' bounds; see :data:`BOUND_QUALITIES`."""
+    if kind == "uniform":
+        return np.full(sigma.shape, 1.0 / sigma.size)
+    if kind == "generator":
+        q = 1.0 / sigma
+    elif kind == "inferred":
+        q = np.nan_to_num(np.asarray(inferred, dtype=np.float64), nan=0.0)
+    else:
+        raise ValueError(f"bound_quality must be one of {BOUND_QUALITIES}, got {kind!r}")
+    return q / q.sum()
+
+
+def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="uniform",
+           quality=None):
+    """Theorem 2/3/5 bound in an experiment's own setting.
+
+    ``quality`` is q_i (default 1/m as in the paper's examples; see :data:`BOUND_QUALITIES`).
     ``null_fill`` is LP's NULL replacement v; Theorem 2's φ_j uses its mean E(v).
     """
     m, n = answered.shape
-    q = np.full(m, 1.0 / m)
+    q = np.full(m, 1.0 / m) if quality is None else np.asarray(quality, dtype=np.float64)
     s = answered.mean(1)
     has_truth = ~np.isnan(truth)
     common = dict(quality=q, answered_fraction=s, sigma=sigma, truth=truth[has_truth],
@@ -130,6 +157,7 @@ def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="un
 def _run_reps(
     make_data, *, experiment, point, epsilons, methods, repetitions, seed, domain_size, d,
     mechanisms, inference, max_batch_cells, fixed_data=False, progress=None,
+    bound_quality="uniform",
 ):
     """Shared loop: per chunk of repetitions, infer on the original and on each perturbation.
 
@@ -174,6 +202,7 @@ def _run_reps(
                 v = draw_task_profiles(
                     answers.shape[-1], d, rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, "V"),
                     l1_norm=mechanisms.get("mf_l1_norm", 1.0),
+                    signs=mechanisms.get("mf_profiles", "nonnegative"),
                 )
                 prepared[b] = mf_prepare(
                     answers[b], v, domain_size=domain_size, ridge=mechanisms.get("mf_ridge", 0.0),
@@ -181,23 +210,33 @@ def _run_reps(
                 )
         for eps in epsilons:
             for method in methods:
-                pert = np.stack([
-                    _perturb(
-                        method, answers[b], eps,
-                        derive_rng(seed, "ldp_sparse", experiment, point, rep, method, eps),
-                        domain_size=domain_size, mechanisms=mechanisms, mf_prepared=prepared.get(b),
-                    )
-                    for b, rep in enumerate(this)
-                ])
-                res = infer_truth(pert, **inference)
-                del pert
+                rngs = [derive_rng(seed, "ldp_sparse", experiment, point, rep, method, eps)
+                        for rep in this]
+                if method == "MF" and method not in mechanisms.get("extra", {}):
+                    # MF's dense output U·V is answered from its factors (same draws).
+                    us = [mf_worker_profiles(prepared[b], eps, rng=rngs[b])[0]
+                          for b in range(len(this))]
+                    res = infer_truth_factored(
+                        np.stack(us), np.stack([prepared[b].profiles for b in range(len(this))]),
+                        **inference)
+                else:
+                    pert = np.stack([
+                        _perturb(method, answers[b], eps, rngs[b], domain_size=domain_size,
+                                 mechanisms=mechanisms, mf_prepared=prepared.get(b))
+                        for b in range(len(this))
+                    ])
+                    res = infer_truth(pert, **inference)
+                    del pert
                 if progress is not None:
                     progress(f"{point}: ε={eps:g} {method} reps {this[0]}-{this[-1]}")
                 for b, rep in enumerate(this):
                     mae_p = mae(truths[b], res.truth[b], fill_value=fill)
+                    quality = _bound_quality(bound_quality, sigma=sig_for_bound[b],
+                                             inferred=res.quality[b])
                     bound = _bound(method, eps, answered=answered[b], sigma=sig_for_bound[b],
                                    truth=truths[b], domain_size=domain_size, d=d,
-                                   null_fill=mechanisms.get("lp_null_fill", "uniform"))
+                                   null_fill=mechanisms.get("lp_null_fill", "uniform"),
+                                   quality=quality)
                     rows.append(dict(
                         epsilon=eps, method=method, rep=rep, mae_original=mae_o[b],
                         mae_perturbed=mae_p, mae_change=mae_p - mae_o[b], bound=bound,
@@ -215,6 +254,7 @@ def run_synthetic_point(
     *, experiment: str, n_workers: int, n_tasks: int, sparsity: float, epsilons, methods,
     repetitions: int, seed: int, domain_size: int = 10, d: int = 10, generator=None,
     mechanisms=None, inference=None, max_batch_cells: float = 2e7, progress=None,
+    bound_quality: str = "uniform",
 ) -> pd.DataFrame:
     """All ε x methods x repetitions of one synthetic sparsity point (LDP-sparse Fig. 2-4).
 
@@ -247,6 +287,7 @@ def run_synthetic_point(
         make, experiment=experiment, point=sparsity, epsilons=epsilons, methods=methods,
         repetitions=r, seed=seed, domain_size=domain_size, d=d, mechanisms=mechanisms,
         inference=inference, max_batch_cells=max_batch_cells, progress=progress,
+        bound_quality=bound_quality,
     )
     out.insert(0, "sparsity", sparsity)
     out.insert(0, "tasks", n)
@@ -258,7 +299,7 @@ def run_synthetic_point(
 def run_real_dataset(
     answers, truth, *, dataset: str, epsilons, methods, repetitions: int, seed: int,
     domain_size: int = 5, d: int = 10, mechanisms=None, inference=None,
-    max_batch_cells: float = 2e7, progress=None,
+    max_batch_cells: float = 2e7, progress=None, bound_quality: str = "uniform",
 ) -> pd.DataFrame:
     """MAE change vs ε on a real dataset for LP, RR, MF and 2-Layer (LDP-sparse Fig. 5).
 
@@ -281,7 +322,7 @@ def run_real_dataset(
         lambda rep: (a, t, None), experiment="fig5", point=dataset, epsilons=epsilons,
         methods=methods, repetitions=r, seed=seed, domain_size=domain_size, d=d,
         mechanisms=mechanisms or {}, inference=inference or {}, max_batch_cells=max_batch_cells,
-        fixed_data=True, progress=progress,
+        fixed_data=True, progress=progress, bound_quality=bound_quality,
     )
     out.insert(0, "sparsity", float(np.isnan(a).mean()))
     out.insert(0, "tasks", a.shape[1])
@@ -329,12 +370,43 @@ def summarise(raw: pd.DataFrame, by) -> pd.DataFrame:
     return aggregate(raw, by, "mae_change", means=means, sort=True)
 
 
-def answer_distribution(answers, truth, *, domain_size: int = 5) -> pd.DataFrame:
+#: What Fig. 1's "ground truth of more than 72% tasks" is read as (``ldp_sparse.fig1.gold_from``):
+#: ``gold`` the gold labels of the answered tasks that have one; ``majority`` the majority
+#: answer of every answered task (ties to the lower label); ``inferred`` Alg. 1's estimate on
+#: the original answers of every answered task, rounded to the nearest label.
+GOLD_FROM = ("gold", "majority", "inferred")
+
+
+def task_reference_labels(answers, truth, *, domain_size: int, gold_from: str = "gold",
+                          inference=None) -> np.ndarray:
+    """The label each answered task is counted under in Fig. 1's gold share (NaN: not counted).
+
+    See :data:`GOLD_FROM`.
+    """
+    a = np.asarray(answers, dtype=np.float64)
+    t = np.asarray(truth, dtype=np.float64)
+    answered = ~np.isnan(a)
+    has_answer = answered.any(0)
+    if gold_from == "gold":
+        return np.where(has_answer, t, np.nan)
+    if gold_from == "majority":
+        counts = np.stack([(a == v).sum(0) for v in range(domain_size)])
+        return np.where(has_answer, counts.argmax(0).astype(np.float64), np.nan)
+    if gold_from == "inferred":
+        est = infer_truth(a, **(inference or {})).truth
+        return np.where(has_answer, np.clip(np.rint(est), 0, domain_size - 1), np.nan)
+    raise ValueError(f"gold_from must be one of {GOLD_FROM}, got {gold_from!r}")
+
+
+def answer_distribution(answers, truth, *, domain_size: int = 5, gold_from: str = "gold",
+                        inference=None) -> pd.DataFrame:
     """Answer distribution of a real dataset (LDP-sparse Fig. 1).
 
     Counts of answers per answer value, for all answers and split by the gold label of the
     task (``truth`` = "all" or the gold value), with the fraction within each group; plus the
-    gold labels of the answered tasks (``truth`` = "task_gold", ``count`` = number of tasks).
+    reference labels of the answered tasks (``truth`` = "task_gold", ``count`` = number of
+    tasks): the gold labels by default, or another reading of "ground truth"
+    (:func:`task_reference_labels`).
     """
     a = np.asarray(answers, dtype=np.float64)
     t = np.asarray(truth, dtype=np.float64)
@@ -351,8 +423,10 @@ def answer_distribution(answers, truth, *, domain_size: int = 5) -> pd.DataFrame
         for v, c in enumerate(counts):
             rows.append(dict(truth=name, answer=v, count=int(c),
                              fraction=c / tot if tot else np.nan))
-    # Gold labels of the answered tasks (group "task_gold": count = tasks whose gold is `answer`).
-    gold = t[answered.any(0) & ~np.isnan(t)].astype(int)
+    # Reference labels of the answered tasks (group "task_gold": count = tasks labelled `answer`).
+    ref = task_reference_labels(a, t, domain_size=domain_size, gold_from=gold_from,
+                                inference=inference)
+    gold = ref[~np.isnan(ref)].astype(int)
     counts = np.bincount(gold, minlength=domain_size)
     for v, c in enumerate(counts):
         rows.append(dict(truth="task_gold", answer=v, count=int(c),

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from crowdpriv.answers import from_array
+from crowdpriv.streaming import FactoredAnswers
 from crowdpriv.truth import sun
 
-__all__ = ["TruthInferenceResult", "infer_truth", "mae", "mae_change"]
+__all__ = ["TruthInferenceResult", "infer_truth", "infer_truth_factored", "mae", "mae_change"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,25 @@ def infer_truth(
         raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {a.ndim}")
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     res = sun(from_array(a.reshape((-1, m, n)), dtype=dtype), tol=tol, max_iter=max_iter,
+              sigma_floor=sigma_floor)
+    return TruthInferenceResult(res.truths.reshape(batch + (n,)), res.weights.reshape(batch + (m,)),
+                                res.sigma.reshape(batch + (m,)), res.iterations.reshape(batch),
+                                res.converged.reshape(batch))
+
+
+def infer_truth_factored(u, profiles, *, tol: float = 1e-4, max_iter: int = 100,
+                         sigma_floor: float = 1e-3) -> TruthInferenceResult:
+    """Alg. 1 on MF's output U·V from its factors (never formed; float64).
+
+    ``u`` is (..., m, d) and ``profiles`` (..., d, n) or (d, n); leading axes are repetitions,
+    each converging on its own, as in :func:`infer_truth`.
+    """
+    u = np.asarray(u, dtype=np.float64)
+    v = np.asarray(profiles, dtype=np.float64)
+    batch, (m, d) = u.shape[:-2], u.shape[-2:]
+    n = v.shape[-1]
+    v = np.broadcast_to(v, batch + (d, n)).reshape((-1, d, n))
+    res = sun(FactoredAnswers(u.reshape((-1, m, d)), v), tol=tol, max_iter=max_iter,
               sigma_floor=sigma_floor)
     return TruthInferenceResult(res.truths.reshape(batch + (n,)), res.weights.reshape(batch + (m,)),
                                 res.sigma.reshape(batch + (m,)), res.iterations.reshape(batch),

@@ -26,8 +26,10 @@ __all__ = [
     "two_layer_epsilons",
     "two_layer_perturb",
     "draw_task_profiles",
+    "PROFILE_SIGNS",
     "MFPrepared",
     "mf_prepare",
+    "mf_worker_profiles",
     "mf_perturb_prepared",
     "mf_perturb",
     "mf_objective",
@@ -163,18 +165,31 @@ def two_layer_perturb(
                       checked=checked)
 
 
-def draw_task_profiles(n_tasks: int, d: int, *, rng, l1_norm: float = 1.0):
+#: Signs of MF's task profiles V: ``nonnegative`` (U(0, 1) entries) or ``signed`` (U(-1, 1)).
+PROFILE_SIGNS = ("nonnegative", "signed")
+
+
+def draw_task_profiles(n_tasks: int, d: int, *, rng, l1_norm: float = 1.0,
+                       signs: str = "nonnegative"):
     """Data-independent task profile matrix V (d x n) with ‖v_j‖₁ = ``l1_norm`` ≤ 1 (Sec. V).
 
-    Entries are U(0, 1) draws, each column rescaled to the given 1-norm. Non-negative columns
-    with equal 1-norm let u = c·(d/l1_norm)·1 reproduce a constant answer c exactly, i.e. the
-    factorisation can carry a worker's typical answer to the tasks he left NULL.
+    ``signs="nonnegative"`` (default): entries are U(0, 1) draws, each column rescaled to the
+    given 1-norm. Non-negative columns with equal 1-norm let u = c·(d/l1_norm)·1 reproduce a
+    constant answer c exactly, i.e. the factorisation can carry a worker's typical answer to
+    the tasks he left NULL. ``signs="signed"``: U(−1, 1) entries, rescaled the same way; the
+    paper only requires ‖v_j‖₁ ≤ 1 (Sec. V), so both are within its text (a reading axis).
+    The same uniform draws are used by both, so the two readings share V's magnitudes.
     """
     n = check_int_at_least("n_tasks", n_tasks, 1)
     d = check_int_at_least("d", d, 1)
     l1 = check_in_interval("l1_norm", l1_norm, 0.0, 1.0, closed_low=False, closed_high=True)
+    if signs not in PROFILE_SIGNS:
+        raise ValueError(f"profile signs must be one of {PROFILE_SIGNS}, got {signs!r}")
     x = rng.random((d, n)) + np.finfo(float).tiny
-    return x / x.sum(0) * l1
+    if signs == "signed":
+        x = 2.0 * x - 1.0
+        x = np.where(x == 0.0, np.finfo(float).tiny, x)
+    return x / np.abs(x).sum(0) * l1
 
 
 @dataclass(frozen=True)
@@ -235,15 +250,27 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
     return MFPrepared(solver, rhs, v, int(domain_size))
 
 
-def mf_perturb_prepared(prepared: MFPrepared, epsilon, *, rng, dtype=np.float32, return_u=False):
-    """MF perturbation from :func:`mf_prepare`: draw η_i ~ Lap(|Γ|/ε)^d, solve, send u_iᵀV.
+def mf_worker_profiles(prepared: MFPrepared, epsilon, *, rng):
+    """The perturbed worker profiles u_i of MF (LDP-sparse Eq. 9-10): draw η_i ~ Lap(|Γ|/ε)^d
+    and solve (G_i + λI) u_i = b_i − η_i. Returns ``(u, η)``, shapes (..., m, d).
 
-    LDP-sparse Eq. 9-10 and Alg. 2 (closed form instead of gradient descent). The output is a
-    dense (..., m, n) matrix. With ``return_u`` also returns (u, η).
+    The worker sends u_iᵀV; :class:`crowdpriv.streaming.FactoredAnswers` answers truth
+    inference from (u, V) without forming that dense output.
     """
     eps = float(_check_epsilon(epsilon))
     eta = rng.laplace(0.0, prepared.domain_size / eps, size=prepared.rhs.shape)
     u = np.einsum("...ij,...j->...i", prepared.solver, prepared.rhs - eta)
+    return u, eta
+
+
+def mf_perturb_prepared(prepared: MFPrepared, epsilon, *, rng, dtype=np.float32, return_u=False):
+    """MF perturbation from :func:`mf_prepare`: draw η_i ~ Lap(|Γ|/ε)^d, solve, send u_iᵀV.
+
+    LDP-sparse Eq. 9-10 and Alg. 2 (closed form instead of gradient descent). The output is a
+    dense (..., m, n) matrix (:func:`mf_worker_profiles` gives the factor alone). With
+    ``return_u`` also returns (u, η).
+    """
+    u, eta = mf_worker_profiles(prepared, epsilon, rng=rng)
     out = (u.astype(dtype) @ prepared.profiles.astype(dtype)).astype(dtype, copy=False)
     return (out, u, eta) if return_u else out
 

@@ -14,6 +14,8 @@ from ._plots import *  # noqa: F403
 from ._plots import __all__ as _plots_all
 from ._mechanism import *  # noqa: F403
 from ._mechanism import __all__ as _mechanism_all
+from ._readings import *  # noqa: F403
+from ._readings import __all__ as _readings_all
 from ._synthetic import *  # noqa: F403
 from ._synthetic import __all__ as _synthetic_all
 from ._theory import *  # noqa: F403
@@ -29,4 +31,5 @@ __all__ = [
     *_experiments_all,
     *_claims_all,
     *_plots_all,
+    *_readings_all,
 ]

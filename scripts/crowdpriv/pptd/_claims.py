@@ -338,7 +338,9 @@ CLAIMS: tuple[Claim, ...] = (
 )
 
 
-def evaluate_claims(tables, *, thresholds, significance, figures=None) -> pd.DataFrame:
-    """Check PPTD's claims on the result tables (see the module docstring for names)."""
+def evaluate_claims(tables, *, thresholds, significance, figures=None, absent=None
+                    ) -> pd.DataFrame:
+    """Check PPTD's claims on the result tables (see the module docstring for names);
+    ``absent``: tables deliberately left out, with the reason."""
     return evaluate(CLAIMS, tables, thresholds=thresholds, significance=significance,
-                    figures=figures)
+                    figures=figures, absent=absent)

@@ -19,7 +19,12 @@ from .._checks import ParameterError, check_in_interval, check_int_at_least, che
 from ..seeds import derive_rng
 from ._mechanism import average_noise, expected_average_noise, perturb
 from ._synthetic import generate_synthetic
-from ._theory import lambda2_from_epsilon, utility_alpha
+from ._theory import (
+    exact_record_epsilon,
+    lambda2_from_epsilon,
+    lemma48_sensitivity,
+    utility_alpha,
+)
 from ._truth import crh, crh_weights, truth_discovery
 
 __all__ = [
@@ -53,6 +58,7 @@ def tradeoff_sweep(
     b: float,
     eta: float,
     delta: float,
+    sensitivity: str = "printed",
     method: str = "crh",
     td_kwargs: dict | None = None,
     utility_beta: float = 0.1,
@@ -95,11 +101,18 @@ def tradeoff_sweep(
     if x.ndim != 3:
         raise ValueError(f"claims must have shape (R, S, N), got {x.shape}")
     kw = dict(td_kwargs or {})
-    lam2 = lambda2_from_epsilon(eps, lam1, b=b, eta=eta, delta=delta)
+    lam2 = lambda2_from_epsilon(eps, lam1, b=b, eta=eta, delta=delta,
+                                sensitivity=sensitivity)
     orig = truth_discovery(x, method=method, **kw)
     pert = perturb(x, lam2, rng=rng)
     res = truth_discovery(pert.claims, method=method, **kw)
     mae = np.nanmean(np.abs(res.truths - orig.truths[None]), axis=-1)  # (E, R)
+    # Baseline (not in the paper): the plain mean of the claims per object, original vs
+    # perturbed, so a reader sees how much of "MAE << noise" is averaging alone.
+    with np.errstate(invalid="ignore"):
+        plain = np.nanmean(x, axis=-2)
+        plain_pert = np.nanmean(pert.claims, axis=-2)
+    mae_plain = np.nanmean(np.abs(plain_pert - plain[None]), axis=-1)  # (E, R)
     noise = average_noise(pert.noise)  # (E, R)
     n_eps, n_reps = mae.shape
     c = lam1 / lam2
@@ -111,12 +124,15 @@ def tradeoff_sweep(
         "lambda2": lam2[per_eps],
         "c": c[per_eps],
         "expected_noise": expected_average_noise(lam2)[per_eps],
+        "exact_epsilon": exact_record_epsilon(
+            lam2, lemma48_sensitivity(lam1, b=b, eta=eta, sensitivity=sensitivity))[per_eps],
         "alpha_thm43_printed": alpha["printed"][per_eps],
         "alpha_thm43_exact": alpha["exact"][per_eps],
         "rep": np.tile(np.arange(n_reps), n_eps),
         "mae": mae.ravel(),
         "noise": noise.ravel(),
         "mae_over_noise": (mae / noise).ravel(),
+        "mae_plain_mean": mae_plain.ravel(),
         "iterations_original": np.tile(np.asarray(orig.iterations).ravel(), n_eps),
         "iterations_perturbed": np.asarray(res.iterations).ravel(),
     })
@@ -133,6 +149,7 @@ def synthetic_tradeoff(
     b: float,
     eta: float,
     delta: float,
+    sensitivity: str = "printed",
     method: str = "crh",
     td_kwargs: dict | None = None,
     utility_beta: float = 0.1,
@@ -170,6 +187,7 @@ def synthetic_tradeoff(
                 b=b,
                 eta=eta,
                 delta=delta,
+                sensitivity=sensitivity,
                 method=method,
                 td_kwargs=td_kwargs,
                 utility_beta=utility_beta,
@@ -217,6 +235,7 @@ def real_tradeoff(
     b: float,
     eta: float,
     delta: float,
+    sensitivity: str = "printed",
     method: str = "crh",
     td_kwargs: dict | None = None,
     utility_beta: float = 0.1,
@@ -239,6 +258,7 @@ def real_tradeoff(
         b=b,
         eta=eta,
         delta=delta,
+        sensitivity=sensitivity,
         method=method,
         td_kwargs=td_kwargs,
         utility_beta=utility_beta,
@@ -274,6 +294,7 @@ def weight_comparison(
     b: float,
     eta: float,
     delta: float,
+    sensitivity: str = "printed",
     shown: int = 7,
     min_claims: int = 10,
     repetitions: int = 20,
@@ -311,7 +332,8 @@ def weight_comparison(
     r = check_int_at_least("repetitions", repetitions, 1)
     kw = dict(td_kwargs or {})
     l1 = estimate_lambda1(x, t) if lam1 is None else check_positive("lam1", lam1)
-    lam2 = float(lambda2_from_epsilon(epsilon, l1, b=b, eta=eta, delta=delta))
+    lam2 = float(lambda2_from_epsilon(epsilon, l1, b=b, eta=eta, delta=delta,
+                                             sensitivity=sensitivity))
     n_claims = (~np.isnan(x)).sum(axis=1)
     eligible = np.flatnonzero(n_claims >= min_claims)
     if eligible.size < n_shown:
@@ -372,6 +394,7 @@ def runtime_study(
     b: float,
     eta: float,
     delta: float,
+    sensitivity: str = "printed",
     method: str = "crh",
     td_kwargs: dict | None = None,
     truth_low: float = 0.0,
@@ -406,7 +429,7 @@ def runtime_study(
         s, n, l1, n_datasets=r, truth_low=truth_low, truth_high=truth_high,
         rng=derive_rng(seed, "pptd", "synthetic", s, n, l1),
     )
-    lam2 = lambda2_from_epsilon(eps, l1, b=b, eta=eta, delta=delta)
+    lam2 = lambda2_from_epsilon(eps, l1, b=b, eta=eta, delta=delta, sensitivity=sensitivity)
     pert = perturb(data.claims, lam2, rng=derive_rng(seed, "pptd", "perturb", "synthetic", s, n, l1))
     noise = average_noise(pert.noise)
 
@@ -436,7 +459,7 @@ def runtime_study(
 
 
 #: Per-repetition measures of the trade-off tables, summarised into each figure's CSV.
-TRADEOFF_MEASURES = ("mae", "noise", "mae_over_noise", "iterations_original",
+TRADEOFF_MEASURES = ("mae", "noise", "mae_over_noise", "mae_plain_mean", "iterations_original",
                      "iterations_perturbed", "mae_ge_alpha_printed", "mae_ge_alpha_exact")
 
 

@@ -54,14 +54,21 @@ def plot_tradeoff(summary: pd.DataFrame, fig_id: str, paths) -> None:
         label = f"{name} = {key:g}" if group else None
         for ax, measure in zip(axes, ["mae", "noise"]):
             m = sub[sub["measure"] == measure].sort_values("epsilon")
-            ax.errorbar(m["epsilon"], m["mean"], yerr=m["std"], marker="o", ms=4, capsize=2,
-                        label=label)
+            line = ax.errorbar(m["epsilon"], m["mean"], yerr=m["std"], marker="o", ms=4,
+                               capsize=2, label=label)
+            plain = sub[sub["measure"] == "mae_plain_mean"].sort_values("epsilon")
+            if measure == "mae" and len(plain):
+                # baseline (not in the paper): the plain mean of the claims, original vs perturbed
+                ax.plot(plain["epsilon"], plain["mean"], ls="--", lw=1,
+                        color=line[0].get_color(),
+                        label="plain mean" if group is None else f"{label}, plain mean")
     for ax, title in zip(axes, ["(a) MAE", "(b) Noise (average |added noise|)"]):
         ax.set_xscale("log")
         ax.set_xlabel("ε (Theorem 4.10)")
         ax.set_title(title)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("MAE / average noise")
+    axes[0].legend(frameon=False, fontsize=7)
     if group:
         axes[1].legend(frameon=False)
     repetitions = int(summary.loc[summary["measure"] == "mae", "R"].max())

@@ -12,6 +12,9 @@ from .._checks import check_in_interval, check_int_at_least, check_positive
 
 __all__ = [
     "gamma_s",
+    "SENSITIVITY_READINGS",
+    "lemma48_sensitivity",
+    "exact_record_epsilon",
     "lemma48_probability",
     "epsilon_from_lambda2",
     "lambda2_from_epsilon",
@@ -54,11 +57,33 @@ def lemma48_probability(b: float, eta: float) -> float:
     return eta * (1.0 - 2.0 * np.exp(-(b**2) / 2.0) / b)
 
 
-def epsilon_from_lambda2(lam1, lam2, *, b: float, eta: float, delta: float):
+#: Readings of Lemma 4.8's sensitivity Δ_s (config ``pptd.privacy.sensitivity``): ``printed``
+#: γ_s/λ1 (the lemma as printed, which uses M ≤ sqrt(ln(1/(1−η)))/λ1, true only for λ1 ≥ 1);
+#: ``corrected`` γ_s/√λ1 (the bound b√2·M its own proof derives before that step).
+SENSITIVITY_READINGS = ("printed", "corrected")
+
+
+def _check_sensitivity(sensitivity: str) -> str:
+    if sensitivity not in SENSITIVITY_READINGS:
+        raise ValueError(f"sensitivity must be one of {SENSITIVITY_READINGS}, got {sensitivity!r}")
+    return sensitivity
+
+
+def lemma48_sensitivity(lam1, *, b: float, eta: float, sensitivity: str = "printed"):
+    """Δ_s of PPTD Lemma 4.8 under a reading (:data:`SENSITIVITY_READINGS`)."""
+    l1 = _pos_array("lam1", lam1)
+    g = gamma_s(b, eta)
+    return g / l1 if _check_sensitivity(sensitivity) == "printed" else g / np.sqrt(l1)
+
+
+def epsilon_from_lambda2(lam1, lam2, *, b: float, eta: float, delta: float,
+                         sensitivity: str = "printed"):
     """Privacy level ε of PPTD Theorem 4.10 for noise rate λ2.
 
-    Theorem 4.10 gives (ε, δ)-LDP when ``c ≥ γ_s² / (2 λ1 ε ln(1/(1-δ)))``; the smallest such
-    ε for ``c = λ1/λ2`` is ``ε = γ_s² / (2 λ1 c ln(1/(1-δ))) = γ_s² λ2 / (2 λ1² ln(1/(1-δ)))``.
+    Theorem 4.10's proof requires ``λ2 Δ_s² / (2ε) ≤ ln(1/(1−δ))``. With the printed Δ_s =
+    γ_s/λ1 this is the printed condition ``c ≥ γ_s² / (2 λ1 ε ln(1/(1-δ)))``, whose smallest ε
+    for ``c = λ1/λ2`` is ``ε = γ_s² λ2 / (2 λ1² ln(1/(1-δ)))``; with the corrected Δ_s =
+    γ_s/√λ1 it is ``ε = γ_s² λ2 / (2 λ1 ln(1/(1-δ)))``.
 
     Parameters
     ----------
@@ -68,22 +93,49 @@ def epsilon_from_lambda2(lam1, lam2, *, b: float, eta: float, delta: float):
         Lemma 4.8 constants (see :func:`gamma_s`).
     delta : float
         The δ of (ε, δ)-LDP, in (0, 1).
+    sensitivity : str
+        Reading of Lemma 4.8 (:data:`SENSITIVITY_READINGS`).
     """
     l1 = _pos_array("lam1", lam1)
     l2 = _pos_array("lam2", lam2)
     delta = check_in_interval("delta", delta, 0.0, 1.0, closed_low=False)
     g2 = gamma_s(b, eta) ** 2
+    if _check_sensitivity(sensitivity) == "corrected":
+        return g2 * l2 / (2.0 * l1 * np.log(1.0 / (1.0 - delta)))
     c = l1 / l2
     return g2 / (2.0 * l1 * c * np.log(1.0 / (1.0 - delta)))
 
 
-def lambda2_from_epsilon(epsilon, lam1, *, b: float, eta: float, delta: float):
-    """Inverse of :func:`epsilon_from_lambda2`: ``λ2 = 2 λ1² ε ln(1/(1-δ)) / γ_s²``."""
+def lambda2_from_epsilon(epsilon, lam1, *, b: float, eta: float, delta: float,
+                         sensitivity: str = "printed"):
+    """Inverse of :func:`epsilon_from_lambda2`: ``λ2 = 2 λ1² ε ln(1/(1-δ)) / γ_s²`` (printed
+    Lemma 4.8) or ``λ2 = 2 λ1 ε ln(1/(1-δ)) / γ_s²`` (corrected)."""
     eps = _pos_array("epsilon", epsilon)
     l1 = _pos_array("lam1", lam1)
     delta = check_in_interval("delta", delta, 0.0, 1.0, closed_low=False)
     g2 = gamma_s(b, eta) ** 2
+    if _check_sensitivity(sensitivity) == "corrected":
+        return 2.0 * l1 * eps * np.log(1.0 / (1.0 - delta)) / g2
     return 2.0 * l1**2 * eps * np.log(1.0 / (1.0 - delta)) / g2
+
+
+def exact_record_epsilon(lam2, sensitivity_value):
+    """The exact ε of PPTD's per-record mechanism for records at distance Δ_s.
+
+    A user adds N(0, y) noise with y ~ Exp(λ2) (Alg. 2). The marginal density of that noise is
+
+        ∫_0^∞ λ2 e^(−λ2 y) (2π y)^(−1/2) e^(−x²/(2y)) dy = (√(2 λ2) / 2) e^(−√(2 λ2) |x|),
+
+    a Laplace density with scale 1/√(2 λ2) (the normal variance mixture with an exponential
+    mixing law; substitute y = t² and use ∫ e^(−a t² − b/t²) dt = ½√(π/a) e^(−2√(ab))). One
+    record released this way is therefore ε-LDP with δ = 0 and ε = Δ_s √(2 λ2) exactly, for
+    two inputs at distance Δ_s; Theorem 4.10's (ε, δ) is a looser statement of the same
+    mechanism. (Several records of one user share y, so their joint release is not a product
+    of Laplace densities; this is the guarantee per record, as the theorem states it.)
+    """
+    l2 = _pos_array("lam2", lam2)
+    d = np.asarray(sensitivity_value, dtype=np.float64)
+    return d * np.sqrt(2.0 * l2)
 
 
 def expected_y(lam1: float, lam2: float) -> float:

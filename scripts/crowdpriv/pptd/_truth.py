@@ -66,18 +66,20 @@ def _run(method, claims, **kwargs) -> TruthResult:
                        res.iterations.reshape(batch), res.converged.reshape(batch))
 
 
-def crh(claims, *, tol: float = 1e-6, max_iter: int = 100, loss_floor: float = 1e-12
-        ) -> TruthResult:
+def crh(claims, *, tol: float = 1e-6, max_iter: int = 100, loss_floor: float = 1e-12,
+        tol_relative: bool = True) -> TruthResult:
     """CRH (Li et al. SIGMOD 2014) as PPTD Alg. 1 instantiates it: :func:`crowdpriv.truth.crh`."""
-    return _run(_truth.crh, claims, tol=tol, max_iter=max_iter, loss_floor=loss_floor)
+    return _run(_truth.crh, claims, tol=tol, max_iter=max_iter, loss_floor=loss_floor,
+                tol_relative=tol_relative)
 
 
 def gtm(claims, *, tol: float = 1e-6, max_iter: int = 100, alpha: float = 10.0,
-        beta: float = 10.0, mu0: float = 0.0, sigma0: float = 1.0) -> TruthResult:
+        beta: float = 10.0, mu0: float = 0.0, sigma0: float = 1.0, tol_relative: bool = True
+        ) -> TruthResult:
     """GTM (Zhao & Han, QDB 2012), MAP by EM: :func:`crowdpriv.truth.gtm`; ``weights`` are the
     users' precisions 1/σ_s² in normalised units."""
     return _run(_truth.gtm, claims, tol=tol, max_iter=max_iter, alpha=alpha, beta=beta,
-                mu0=mu0, sigma0=sigma0)
+                mu0=mu0, sigma0=sigma0, tol_relative=tol_relative)
 
 
 def crh_weights(claims, truths, *, loss_floor: float = 1e-12, scale=None) -> np.ndarray:

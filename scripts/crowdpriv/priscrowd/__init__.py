@@ -19,6 +19,8 @@ from ._plots import __all__ as _plots_all
 from ._metrics import __all__ as _metrics_all
 from ._release import *  # noqa: F401,F403
 from ._release import __all__ as _release_all
+from ._readings import *  # noqa: F401,F403
+from ._readings import __all__ as _readings_all
 from ._report import *  # noqa: F401,F403
 from ._report import __all__ as _report_all
 from ._synthetic import *  # noqa: F401,F403
@@ -27,4 +29,4 @@ from ._weights import *  # noqa: F401,F403
 from ._weights import __all__ as _weights_all
 
 __all__ = [*_flat_all, *_kde_all, *_weights_all, *_release_all, *_metrics_all, *_synthetic_all, *_exp_all,
-           *_report_all, *_plots_all, *_claims_all]
+           *_report_all, *_plots_all, *_claims_all, *_readings_all]

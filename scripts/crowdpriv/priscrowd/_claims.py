@@ -328,7 +328,9 @@ def claims_for(datasets) -> tuple[Claim, ...]:
     )
 
 
-def evaluate_claims(tables, *, datasets, thresholds, significance, figures=None) -> pd.DataFrame:
-    """Check PrisCrowd's claims on the result tables (see the module docstring for names)."""
+def evaluate_claims(tables, *, datasets, thresholds, significance, figures=None, absent=None
+                    ) -> pd.DataFrame:
+    """Check PrisCrowd's claims on the result tables (see the module docstring for names);
+    ``absent``: tables deliberately left out, with the reason."""
     return evaluate(claims_for(datasets), tables, thresholds=thresholds,
-                    significance=significance, figures=figures)
+                    significance=significance, figures=figures, absent=absent)

@@ -15,7 +15,13 @@ from ._flat import fit_flat, flat_claims
 from .._checks import ParameterError, check_int_at_least, check_positive
 from ._kde import BANDWIDTH_RULES, ObjectBatch, gaussian_density, pack_objects
 from ._metrics import prefix_ise
-from ._release import basic_release, synthesize, theorem2_budget, validate_test_params
+from ._release import (
+    BASIC_SENSITIVITIES,
+    basic_release,
+    synthesize,
+    theorem2_budget,
+    validate_test_params,
+)
 from ._synthetic import simulate_claims
 from ._weights import global_only_weights, uniform_weights
 
@@ -35,6 +41,12 @@ __all__ = [
 ]
 
 SYNTH_METHODS = ("PrisCrowd", "Uniform")
+
+
+#: Readings of App. D's SISE (config ``priscrowd.sise``): ``squared`` Σ_i ISE_i² as printed;
+#: ``sqrt`` Σ_i √ISE_i (by Cauchy-Schwarz SISE²/ISE ≤ number of objects under it; check
+#: against the printed tables).
+SISE_DEFINITIONS = ("squared", "sqrt")
 
 
 @dataclass(frozen=True)
@@ -62,6 +74,9 @@ class Params:
     tol: float = 1e-8
     batch_size: int = 10
     max_candidates: int = 300
+    sise: str = "squared"
+    basic_sensitivity: str = "range"
+    uniform_test: bool = True
     basic_epsilons: dict = field(
         default_factory=lambda: {"Strong": 0.1, "Normal": 1.0, "Weak": 10.0}
     )
@@ -75,6 +90,11 @@ class Params:
         if self.bandwidth not in BANDWIDTH_RULES:
             raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES}, got {self.bandwidth!r}")
         check_positive("h_min", self.h_min)
+        if self.sise not in SISE_DEFINITIONS:
+            raise ValueError(f"sise must be one of {SISE_DEFINITIONS}, got {self.sise!r}")
+        if self.basic_sensitivity not in BASIC_SENSITIVITIES:
+            raise ValueError(f"basic_sensitivity must be one of {BASIC_SENSITIVITIES}, "
+                             f"got {self.basic_sensitivity!r}")
         for name in ("max_iter", "batch_size", "max_candidates", "repetitions"):
             check_int_at_least(name, getattr(self, name), 1)
         for name, eps in self.basic_epsilons.items():
@@ -213,7 +233,7 @@ def _reference(b: ObjectBatch, ref_mu, ref_sd):
 
 
 def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, reps=None,
-                     ms=()):
+                     ms=(), methods=None):
     """Release every object that has a reference with each method and score it (Table 1/2, Fig. 4).
 
     PrisCrowd and Uniform: Algorithm 1 with ``m`` claims per object, scored for every prefix
@@ -236,6 +256,10 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
         Defaults to ``params.repetitions``.
     ms : sequence of int
         Release sizes to score (Fig. 4); ``m`` is always scored.
+    methods : sequence of str, optional
+        Only these methods (``PrisCrowd``, ``Uniform``, ``Basic(<level>)``); the others are
+        skipped but keep their random streams, so a method's numbers never depend on which
+        others run.
 
     Returns
     -------
@@ -254,8 +278,15 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
     basic_names = [f"Basic({name})" for name in params.basic_epsilons]
     names = [*SYNTH_METHODS, *basic_names]
     streams = dict(zip(names, rng.spawn(len(names))))
+    if methods is not None:
+        unknown = [x for x in methods if x not in names]
+        if unknown:
+            raise ValueError(f"methods must be among {names}, got {unknown}")
+        names = [x for x in names if x in methods]
+        basic_names = [x for x in basic_names if x in methods]
+    synth = [x for x in SYNTH_METHODS if x in names]
     ise = {name: [] for name in names}
-    rel = {name: {"n_released": [], "n_candidates": [], "n_passed": []} for name in SYNTH_METHODS}
+    rel = {name: {"n_released": [], "n_candidates": [], "n_passed": []} for name in synth}
     obj_idx, candidates, n_claims = [], [], []
     for i, b in enumerate(fitted.batches):
         rows = np.flatnonzero(np.isfinite(ref_mu[b.index]))
@@ -264,11 +295,12 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
         sub = _subset(b, rows)
         obj_idx.append(sub.index)
         w_ref, mu_ref, sd_ref = _reference(sub, ref_mu, ref_sd)
-        for method in SYNTH_METHODS:
+        for method in synth:
             res = synthesize(
                 sub.z, sub.mask, sub.h, fitted.weights(i, method)[rows], m=params.m, k=params.k,
                 gamma=params.gamma, eps0=params.eps0, reps=reps, batch_size=params.batch_size,
                 max_candidates=params.max_candidates, rng=streams[method],
+                privacy_test=method != "Uniform" or bool(params.uniform_test),
             )
             ise[method].append(prefix_ise(res.released, sub.h, w_ref, mu_ref, sd_ref, ms))
             for key in rel[method]:
@@ -277,8 +309,12 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
                 candidates.append(np.stack(
                     [res.candidates_for(j) for j in range(1, params.m + 1)], axis=2))
                 n_claims.append(sub.counts)
-        for name, eps in zip(basic_names, params.basic_epsilons.values()):
-            pts = basic_release(sub.z, sub.mask, eps, reps=reps, rng=streams[name])
+        for name, eps in params.basic_epsilons.items():
+            name = f"Basic({name})"
+            if name not in basic_names:
+                continue
+            pts = basic_release(sub.z, sub.mask, eps, reps=reps, rng=streams[name],
+                                sensitivity=params.basic_sensitivity)
             ise[name].append(prefix_ise(pts, sub.h, w_ref, mu_ref, sd_ref, [pts.shape[2]]))
     objects = np.concatenate(obj_idx) if obj_idx else np.zeros(0, dtype=int)
     cat = {
@@ -296,8 +332,11 @@ def evaluate_release(fitted: Fitted, ref_mu, ref_sd, params: Params, *, rng, rep
             else np.zeros(0, dtype=int)}
 
 
-def _score_rows(ise, ms, m, group_of_object=None, reps_label=None):
-    """Sum per-object ISE into rows of (method, rep, m, ISE, SISE)."""
+def _score_rows(ise, ms, m, group_of_object=None, reps_label=None, sise="squared"):
+    """Sum per-object ISE into rows of (method, rep, m, ISE, SISE).
+
+    SISE (App. D) is Σ_i ISE_i² (``sise="squared"``, as printed) or Σ_i √ISE_i (``"sqrt"``;
+    :data:`SISE_DEFINITIONS`)."""
     rows_t, rows_f = [], []
     for method, arr in ise.items():
         R, N, _ = arr.shape
@@ -309,7 +348,8 @@ def _score_rows(ise, ms, m, group_of_object=None, reps_label=None):
         for r in range(R):
             for j in range(arr.shape[2]):
                 tot = np.bincount(groups, weights=arr[r, :, j], minlength=n_groups)
-                sq = np.bincount(groups, weights=arr[r, :, j] ** 2, minlength=n_groups)
+                per = arr[r, :, j] ** 2 if sise == "squared" else np.sqrt(arr[r, :, j])
+                sq = np.bincount(groups, weights=per, minlength=n_groups)
                 for gidx in range(n_groups):
                     rep = r if group_of_object is None else gidx
                     rec = {"method": method, "rep": rep, "ISE": tot[gidx], "SISE": sq[gidx]}
@@ -428,7 +468,7 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: in
 
 
 def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, fig3: dict,
-                     fig4_m, rng, progress=None):
+                     fig4_m, rng, progress=None, methods=None):
     """Table 1, Figs. 3-5, release and privacy-budget data for one claims table.
 
     Reference density of object i: ``K_h(. - truth_i)`` (REPRODUCTION_NOTES A.7); only objects
@@ -452,9 +492,9 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     step(f"phase 1 (weights) fitted, {fitted.n_iter_global} global iterations")
     t = truth.drop_duplicates("task").set_index("task")["truth"]
     ref_mu = t.reindex(fitted.objects).to_numpy(float)
-    ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release, ms=ms)
+    ev = evaluate_release(fitted, ref_mu, None, params, rng=rng_release, ms=ms, methods=methods)
     step("releases (PrisCrowd, Uniform, Basic) scored")
-    table, fig4 = _score_rows(ev["ise"], ev["ms"], params.m)
+    table, fig4 = _score_rows(ev["ise"], ev["ms"], params.m, sise=params.sise)
     work = _work_rows(ev["candidates"], ev["n_claims"])
     release = _release_rows(ev["release"], params.m)
     budget = _budget_rows(fitted, np.isfinite(ref_mu), params)
@@ -474,7 +514,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
 
 
 def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=0.5, low=0.0,
-                  high=10.0, rng):
+                  high=10.0, rng, methods=None):
     """Table 2 for one fraction ``p`` of unreliable users (PrisCrowd App. E).
 
     ``params.repetitions`` independent datasets are simulated (:func:`simulate_claims`) and stacked
@@ -502,9 +542,10 @@ def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=
     fitted = fit_weights(obj_codes, src_codes, values.ravel(), objects=objects, sources=sources,
                          params=params, groups=groups)
     ev = evaluate_release(fitted, np.full(n_obj, mu), np.full(n_obj, sigma), params,
-                          rng=rng_release, reps=1)
+                          rng=rng_release, reps=1, methods=methods)
     group = rep_of_obj[ev["objects"]]
-    table, _ = _score_rows(ev["ise"], ev["ms"], params.m, group_of_object=group)
+    table, _ = _score_rows(ev["ise"], ev["ms"], params.m, group_of_object=group,
+                           sise=params.sise)
     release = _release_rows(ev["release"], params.m, group_of_object=group)
     return {"table": table, "release": release}
 

@@ -220,12 +220,20 @@ def synthesize(
     )
 
 
-def basic_release(z, mask, epsilon, *, reps=1, rng):
+#: Readings of the Basic baseline's Laplace sensitivity (config ``priscrowd.basic_sensitivity``):
+#: ``range`` the object's normalised claim range (Sec. 5); ``records`` the number of claims on
+#: the object times that range (the introduction: noise "proportional to the number of data
+#: records").
+BASIC_SENSITIVITIES = ("range", "records")
+
+
+def basic_release(z, mask, epsilon, *, reps=1, rng, sensitivity="range"):
     """The **Basic** baseline: Laplace noise on every normalised claim, released as is.
 
     PrisCrowd Sec. 5 (Baselines): noise ``Lap(Delta_i / epsilon)`` with sensitivity ``Delta_i``
     = the object's normalised claim range (max - min), epsilon = 0.1 / 1 / 10 for
-    Strong / Normal / Weak.
+    Strong / Normal / Weak; ``sensitivity="records"`` multiplies Delta_i by the object's number
+    of claims (:data:`BASIC_SENSITIVITIES`).
 
     Returns
     -------
@@ -238,7 +246,11 @@ def basic_release(z, mask, epsilon, *, reps=1, rng):
     mask = np.asarray(mask, dtype=bool)
     hi = np.where(mask, z, -np.inf).max(axis=1)
     lo = np.where(mask, z, np.inf).min(axis=1)
+    if sensitivity not in BASIC_SENSITIVITIES:
+        raise ValueError(f"sensitivity must be one of {BASIC_SENSITIVITIES}, got {sensitivity!r}")
     scale = (hi - lo) / epsilon
+    if sensitivity == "records":
+        scale = scale * mask.sum(axis=1)
     noise = rng.laplace(size=(reps, *z.shape)) * scale[None, :, None]
     return np.where(mask[None], z[None] + noise, np.nan)
 

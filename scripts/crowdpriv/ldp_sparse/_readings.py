@@ -1,0 +1,147 @@
+"""LDP-sparse's result tables as functions of its config block, and under a reading.
+
+The adapters of the pipeline's jobs and the readings job (:func:`reading_tables`) build every
+table through the functions here, so a reading that overrides nothing reproduces the default
+tables exactly. See :mod:`crowdpriv.readings` for what a reading is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from ..readings import Reading, affected_tables, as_written, merge_tables
+from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
+from ._experiments import answer_distribution, run_real_dataset, run_synthetic_point
+
+__all__ = [
+    "TABLE_KEYS",
+    "load_real",
+    "synthetic_point",
+    "real_point",
+    "fig1_table",
+    "rerun_tables",
+    "reading_tables",
+]
+
+_SYNTHETIC = ["repetitions", "synthetic_domain_size", "d", "generator", "mechanisms",
+              "inference", "max_batch_cells", "bound_quality"]
+_REAL = ["repetitions", "real_domain_size", "d", "mechanisms", "inference", "max_batch_cells",
+         "bound_quality", "datasets"]
+#: The config keys (relative to ``ldp_sparse``; ``datasets`` = the processed real data) each
+#: table of the claims reads.
+TABLE_KEYS = {
+    "fig1": ["fig1", "real_domain_size", "inference", "datasets"],
+    "fig2": [*_SYNTHETIC, "fig2"],
+    "fig3": [*_SYNTHETIC, "fig3"],
+    "fig4": [*_SYNTHETIC, "fig4"],
+    "fig5": [*_REAL, "fig5"],
+    "bounds": ["bounds"],
+}
+
+
+def load_real(claims_path, truth_path, *, domain_size: int):
+    """A real dataset's answers (workers x tasks, NaN = NULL) and gold (NaN = none)."""
+    labels = dict(domain_size=domain_size, domain_key="ldp_sparse.real_domain_size")
+    cm = claims_to_matrix(read_claims(claims_path, **labels))
+    truth = align_truth(read_truth(truth_path, **labels), cm.tasks, truth_path)
+    return cm.values, truth
+
+
+def _methods(listed: Sequence[str], only: Sequence[str] | None) -> list[str]:
+    return [m for m in listed if only is None or m in only]
+
+
+def synthetic_point(block: Mapping, experiment: str, sparsity: float, *, seed: int,
+                    methods: Sequence[str] | None = None, progress=None) -> pd.DataFrame:
+    """One sparsity point of Fig. 2, 3 or 4 (per-repetition rows) from the config block."""
+    exp = block[experiment]
+    return run_synthetic_point(
+        experiment=experiment, n_workers=exp["workers"], n_tasks=exp["tasks"],
+        sparsity=float(sparsity), epsilons=exp["epsilons"],
+        methods=_methods(exp["methods"], methods), repetitions=block["repetitions"], seed=seed,
+        domain_size=block["synthetic_domain_size"], d=block["d"],
+        generator=block["generator"], mechanisms=block["mechanisms"],
+        inference=block["inference"], max_batch_cells=block["max_batch_cells"],
+        bound_quality=block.get("bound_quality", "uniform"), progress=progress,
+    )
+
+
+def real_point(block: Mapping, dataset: str, answers, truth, *, seed: int,
+               methods: Sequence[str] | None = None, progress=None) -> pd.DataFrame:
+    """Fig. 5 on one real dataset (per-repetition rows) from the config block."""
+    exp = block["fig5"]
+    return run_real_dataset(
+        answers, truth, dataset=dataset, epsilons=exp["epsilons"],
+        methods=_methods(exp["methods"], methods), repetitions=block["repetitions"], seed=seed,
+        domain_size=block["real_domain_size"], d=block["d"], mechanisms=block["mechanisms"],
+        inference=block["inference"], max_batch_cells=block["max_batch_cells"],
+        bound_quality=block.get("bound_quality", "uniform"), progress=progress,
+    )
+
+
+def fig1_table(block: Mapping, data: Mapping[str, tuple]) -> pd.DataFrame:
+    """Fig. 1's answer distributions for ``data`` = {dataset: (answers, truth)}."""
+    frames = []
+    for ds, (answers, truth) in data.items():
+        d = answer_distribution(answers, truth, domain_size=block["real_domain_size"],
+                                gold_from=block["fig1"].get("gold_from", "gold"),
+                                inference=block["inference"])
+        d.insert(0, "dataset", ds)
+        frames.append(d)
+    return pd.concat(frames, ignore_index=True)
+
+
+def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
+                 data_paths: Mapping[str, Mapping[str, str]], not_rerun: Sequence[str] = (),
+                 datasets_block=None) -> tuple[dict, dict, list[str]]:
+    """Re-run the claims' tables that ``reading``'s settings reach (:data:`TABLE_KEYS`).
+
+    ``block`` is the reading's merged ``ldp_sparse`` block; ``data_paths`` maps a real dataset
+    to its processed ``claims`` and ``truth`` files; ``datasets_block`` is unused (these
+    readings do not touch the real data). With ``reading.methods`` only those mechanisms run
+    (the others' rows are the default's: every method has its own seed stream). Tables in
+    ``not_rerun`` that the reading reaches are returned in ``absent`` with the reason (their
+    claims become ``not testable`` under this reading). Returns the re-run tables (as the
+    pipeline would read them back), the absent ones and one note per affected table.
+    """
+    cache: dict[str, tuple] = {}
+
+    def real_data(ds):
+        if ds not in cache:
+            paths = data_paths[ds]
+            cache[ds] = load_real(paths["claims"], paths["truth"],
+                                  domain_size=block["real_domain_size"])
+        return cache[ds]
+
+    new, absent, notes = {}, {}, []
+    for name in affected_tables(reading, TABLE_KEYS):
+        if name in not_rerun:
+            absent[name] = (f"not re-run under reading {reading.name} (its settings reach it; "
+                            "listed in readings.not_rerun for cost)")
+            notes.append(f"{name}: affected, not re-run")
+            continue
+        methods = reading.methods
+        if name in ("fig2", "fig3", "fig4"):
+            table = pd.concat([synthetic_point(block, name, s, seed=seed, methods=methods)
+                               for s in block[name]["sparsities"]], ignore_index=True)
+        elif name == "fig5":
+            table = pd.concat([real_point(block, ds, *real_data(ds), seed=seed, methods=methods)
+                               for ds in block["fig5"]["datasets"]], ignore_index=True)
+        elif name == "fig1":
+            methods = None
+            table = fig1_table(block, {ds: real_data(ds) for ds in block["fig1"]["datasets"]})
+        else:
+            absent[name] = f"its settings change under reading {reading.name}; no re-run exists"
+            continue
+        new[name] = as_written(table)
+        notes.append(f"{name}: re-run" + (f" ({', '.join(methods)} only)" if methods else ""))
+    return new, absent, notes
+
+
+def reading_tables(reading: Reading, block: Mapping, default_tables: Mapping[str, pd.DataFrame],
+                   **kwargs) -> tuple[dict, dict, list[str]]:
+    """:func:`rerun_tables` merged into the default tables (:func:`crowdpriv.readings.merge_tables`)."""
+    new, absent, notes = rerun_tables(reading, block, **kwargs)
+    return merge_tables(default_tables, new, absent, reading.methods), absent, notes

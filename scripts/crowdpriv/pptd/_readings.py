@@ -1,0 +1,153 @@
+"""PPTD's job parameters and result tables as functions of its config block, and under a reading.
+
+The pipeline's rules build their parameters with the functions here and the readings job
+(:func:`reading_tables`) re-runs tables with the same functions, so a reading that overrides
+nothing reproduces the default tables. See :mod:`crowdpriv.readings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from ..data import simulate_indoor
+from ..readings import Reading, affected_tables, as_written, merge_tables
+from ..seeds import derive_rng
+from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
+from ._experiments import real_tradeoff, runtime_study, synthetic_tradeoff, weight_comparison
+
+__all__ = [
+    "TRADEOFF_FIGURES",
+    "TABLE_KEYS",
+    "tradeoff_params",
+    "weights_params",
+    "runtime_params",
+    "indoor_from_config",
+    "rerun_tables",
+    "reading_tables",
+]
+
+#: Figures of the utility-privacy trade-off (Fig. 6 on the indoor data).
+TRADEOFF_FIGURES = ("fig2", "fig3", "fig4", "fig5", "fig6")
+_COMMON = ["repetitions", "privacy", "utility_beta"]
+#: The config keys (relative to ``pptd``; ``datasets.indoor_surrogate`` for the surrogate) each
+#: table of the claims reads.
+TABLE_KEYS = {
+    **{fig: [*_COMMON, "synthetic", "crh", "gtm", fig] for fig in ("fig2", "fig3", "fig4", "fig5")},
+    "fig6": [*_COMMON, "crh", "fig6", "datasets.indoor_surrogate"],
+    "fig7": [*_COMMON, "crh", "fig7", "datasets.indoor_surrogate"],
+    "fig7_original": [*_COMMON, "crh", "fig7", "datasets.indoor_surrogate"],
+    "fig8": [*_COMMON, "synthetic", "crh", "gtm", "fig8"],
+}
+
+
+def _td(block: Mapping, method: str) -> dict:
+    return dict(block[method])
+
+
+def tradeoff_params(block: Mapping, fig: str) -> dict:
+    """Keyword arguments of :func:`synthetic_tradeoff` (Figs. 2-5) or :func:`real_tradeoff`
+    (Fig. 6, without the data) for one figure: its own block over the shared settings (Fig. 3
+    varies λ1, Fig. 4 the number of workers S, Fig. 5 uses GTM)."""
+    cfg = block[fig]
+    common = dict(epsilons=cfg["epsilons"], repetitions=block["repetitions"],
+                  utility_beta=block["utility_beta"], **dict(block["privacy"]))
+    if fig == "fig6":
+        return dict(dataset=cfg["dataset"], lam1=cfg["lambda1"], method="crh",
+                    td_kwargs=_td(block, "crh"), **common)
+    syn = block["synthetic"]
+    method = "gtm" if fig == "fig5" else "crh"
+    return dict(workers=cfg.get("workers", syn["workers"]),
+                lam1=cfg.get("lambda1", syn["lambda1"]), tasks=syn["tasks"],
+                truth_low=syn["truth_range"][0], truth_high=syn["truth_range"][1],
+                method=method, td_kwargs=_td(block, method), **common)
+
+
+def weights_params(block: Mapping) -> dict:
+    """Keyword arguments of :func:`weight_comparison` (Fig. 7, without the data)."""
+    cfg = block["fig7"]
+    return dict(repetitions=block["repetitions"], td_kwargs=_td(block, "crh"),
+                **{k: v for k, v in cfg.items() if k != "lambda1"}, lam1=cfg["lambda1"],
+                **dict(block["privacy"]))
+
+
+def runtime_params(block: Mapping) -> dict:
+    """Keyword arguments of :func:`runtime_study` (Fig. 8)."""
+    syn, cfg = block["synthetic"], block["fig8"]
+    return dict(workers=syn["workers"], tasks=syn["tasks"], lam1=syn["lambda1"],
+                truth_low=syn["truth_range"][0], truth_high=syn["truth_range"][1],
+                epsilons=cfg["epsilons"], repetitions=block["repetitions"],
+                timing_calls=cfg["timing_calls"], method=cfg["method"],
+                td_kwargs=_td(block, cfg["method"]), **dict(block["privacy"]))
+
+
+def indoor_from_config(cfg: Mapping, *, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The indoor surrogate's (claims, truth) as rule preprocess_indoor_surrogate writes them
+    (same seed stream; values pass through the CSV float format, as the pipeline reads them)."""
+    kw = {key: tuple(v) if isinstance(v, list) else v for key, v in cfg.items()}
+    claims, truth, _ = simulate_indoor(
+        n_tasks=kw.pop("tasks"), n_workers=kw.pop("workers"), **kw,
+        rng=derive_rng(seed, "dataset", "indoor_surrogate"))
+    return as_written(claims), as_written(truth)
+
+
+def _matrix(claims: pd.DataFrame, truth: pd.DataFrame, where: str):
+    matrix = claims_to_matrix(claims)
+    return matrix, align_truth(truth, matrix.tasks, where, require="all")
+
+
+def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
+                 data_paths: Mapping[str, Mapping[str, str]], not_rerun: Sequence[str] = (),
+                 datasets_block=None) -> tuple[dict, dict, list[str]]:
+    """Re-run the claims' tables that ``reading``'s settings reach (:data:`TABLE_KEYS`; see
+    :func:`crowdpriv.ldp_sparse.rerun_tables`).
+
+    ``datasets_block`` is the reading's merged ``datasets`` block: a reading that changes the
+    indoor surrogate regenerates it in memory (same seed stream as the pipeline); otherwise
+    the processed files in ``data_paths`` are read.
+    """
+    cache = {}
+
+    def indoor(dataset):
+        if dataset not in cache:
+            if dataset in reading.data:
+                claims, truth = indoor_from_config(datasets_block[dataset], seed=seed)
+                where = f"{dataset} regenerated under reading {reading.name}"
+            else:
+                paths = data_paths[dataset]
+                claims, truth = read_claims(paths["claims"]), read_truth(paths["truth"])
+                where = paths["truth"]
+            cache[dataset] = _matrix(claims, truth, where)
+        return cache[dataset]
+
+    weights = {}
+    new, absent, notes = {}, {}, []
+    for name in affected_tables(reading, TABLE_KEYS):
+        if name in not_rerun:
+            absent[name] = (f"not re-run under reading {reading.name} (listed in "
+                            "readings.not_rerun for cost)")
+            continue
+        if name in ("fig2", "fig3", "fig4", "fig5"):
+            table = synthetic_tradeoff(seed=seed, **tradeoff_params(block, name))
+        elif name == "fig6":
+            matrix, truth = indoor(block["fig6"]["dataset"])
+            table = real_tradeoff(matrix.values, truth, seed=seed, **tradeoff_params(block, name))
+        elif name in ("fig7", "fig7_original"):
+            if not weights:
+                matrix, truth = indoor(block["fig7"]["dataset"])
+                _, weights["fig7"], weights["fig7_original"] = weight_comparison(
+                    matrix.values, truth, seed=seed, **weights_params(block))
+            table = weights[name]
+        else:  # fig8
+            table = runtime_study(seed=seed, **runtime_params(block))[0]
+        new[name] = as_written(table)
+        notes.append(f"{name}: re-run")
+    return new, absent, notes
+
+
+def reading_tables(reading: Reading, block: Mapping, default_tables: Mapping[str, pd.DataFrame],
+                   **kwargs) -> tuple[dict, dict, list[str]]:
+    """:func:`rerun_tables` merged into the default tables (:func:`crowdpriv.readings.merge_tables`)."""
+    new, absent, notes = rerun_tables(reading, block, **kwargs)
+    return merge_tables(default_tables, new, absent, reading.methods), absent, notes

@@ -1,0 +1,133 @@
+"""PrisCrowd's result tables as functions of its config block, and under a reading.
+
+The run adapters (``priscrowd_run.py``, ``priscrowd_simulated.py``) and the readings job
+(:func:`reading_tables`) build the tables through the functions here, so a reading that
+overrides nothing reproduces the default tables. See :mod:`crowdpriv.readings`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from ..readings import Reading, affected_tables, as_written, merge_tables
+from ..seeds import derive_rng
+from ..tables import read_claims, read_truth
+from ._experiments import Params, run_real_dataset, run_simulated, usable_claims
+from ._report import fig3_case_ise
+
+__all__ = ["TABLE_KEYS", "dataset_run", "simulated_run", "rerun_tables", "reading_tables"]
+
+_ALGORITHM = ["bandwidth", "mad_min", "h_min", "hampel_quantiles", "hampel_update", "max_iter",
+              "tol", "m", "k", "gamma", "eps0", "batch_size", "max_candidates", "repetitions",
+              "basic_epsilons", "sise", "basic_sensitivity", "uniform_test"]
+_RUN = [*_ALGORITHM, "t", "delta_exponent", "fig3", "fig4", "datasets"]
+#: The config keys (relative to ``priscrowd``) each table of the claims reads.
+TABLE_KEYS = {
+    "table1": _RUN,
+    "fig4": _RUN,
+    "fig5": [*_RUN, "fig5"],
+    "fig3_ise": _RUN,
+    "table2": [*_ALGORITHM, "table2"],
+}
+
+
+def dataset_run(block: Mapping, dataset: str, claims_path, truth_path, *, seed: int,
+                progress=None, methods=None) -> tuple[dict, int]:
+    """Table 1 / Fig. 3-5 runs on one dataset (``run_real_dataset``) from the config block;
+    returns the tables (each with a leading ``dataset`` column) and the single-claim objects
+    dropped. ``methods``: only these release methods (the others keep their streams)."""
+    truth = read_truth(truth_path)
+    claims, dropped = usable_claims(read_claims(claims_path), truth, claims_path=claims_path,
+                                    truth_path=truth_path)
+    out = run_real_dataset(
+        claims, truth, Params.from_mapping(block), fig3=dict(block["fig3"]),
+        fig4_m=list(block["fig4"]["m"]),
+        rng=derive_rng(int(seed), "priscrowd", "real", dataset), progress=progress,
+        methods=methods,
+    )
+    out["info"]["dropped_single_claim"] = dropped
+    for df in out.values():
+        df.insert(0, "dataset", dataset)
+    return out, dropped
+
+
+def simulated_run(block: Mapping, p: float, *, seed: int, methods=None) -> dict:
+    """Table 2 at one fraction p of unreliable users (``run_simulated``) from the config block;
+    the tables have a leading ``p`` column."""
+    sim = block["table2"]
+    out = run_simulated(
+        float(p), Params.from_mapping(block), n_users=sim["workers"], n_objects=sim["tasks"],
+        mu=sim["mu"], sigma=sim["sigma"], low=sim["low"], high=sim["high"],
+        rng=derive_rng(int(seed), "priscrowd", "simulated", float(p)), methods=methods,
+    )
+    for key in ("table", "release"):
+        out[key].insert(0, "p", float(p))
+    return out
+
+
+def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
+                 data_paths: Mapping[str, Mapping[str, str]], not_rerun: Sequence[str] = (),
+                 datasets_block=None) -> tuple[dict, dict, list[str]]:
+    """Re-run the claims' tables that ``reading``'s settings reach (:data:`TABLE_KEYS`; see
+    :func:`crowdpriv.ldp_sparse.rerun_tables`).
+
+    The per-dataset runs are made once and give Table 1, Fig. 4, Fig. 5's deterministic work
+    and Fig. 3's case-study ISE; Table 2 re-runs the simulated data. With ``reading.methods``
+    only those release methods run: Fig. 3 (phase 1 only) and, unless PrisCrowd runs, Fig. 5
+    (PrisCrowd's work) stay the default's. The notes report how many candidates Alg. 1 tested
+    and how many object-repetitions its cap stopped.
+    """
+    methods = reading.methods
+    affected = affected_tables(reading, TABLE_KEYS)
+    if methods is not None:
+        affected = [t for t in affected if t != "fig3_ise"
+                    and (t != "fig5" or "PrisCrowd" in methods)]
+    new, absent, notes = {}, {}, []
+    runs = None
+    for name in affected:
+        if name in not_rerun:
+            absent[name] = (f"not re-run under reading {reading.name} (listed in "
+                            "readings.not_rerun for cost)")
+            continue
+        if name == "table2":
+            new[name] = as_written(pd.concat(
+                [simulated_run(block, p, seed=seed, methods=methods)["table"]
+                 for p in block["table2"]["p"]], ignore_index=True))
+        else:
+            if runs is None:
+                runs = [dataset_run(block, ds, data_paths[ds]["claims"], data_paths[ds]["truth"],
+                                    seed=seed, methods=methods)[0] for ds in block["datasets"]]
+
+            def cat(key):
+                return as_written(pd.concat([r[key] for r in runs], ignore_index=True))
+
+            if name == "table1":
+                new[name] = cat("table")
+            elif name == "fig4":
+                new[name] = cat("fig4")
+            elif name == "fig5":
+                work = cat("work")
+                new[name] = work.loc[work["m"].isin(list(block["fig5"]["m"]))].reset_index(
+                    drop=True)
+            elif name == "fig3_ise":
+                new[name] = as_written(fig3_case_ise(cat("fig3_curves")))
+        notes.append(f"{name}: re-run" + (f" ({', '.join(methods)} only)" if methods else ""))
+    if runs is not None:
+        release = pd.concat([r["release"] for r in runs], ignore_index=True)
+        if len(release):
+            hit = release.loc[release["method"].isin(["PrisCrowd", "Uniform"])]
+            notes.append("Alg. 1 under this reading: " + "; ".join(
+                f"{ds} {meth}: {g['candidates'].sum()} candidates tested, "
+                f"{int((g['partly'] + g['never']).sum())} object-repetitions stopped by the "
+                f"cap of {block['max_candidates']}"
+                for (ds, meth), g in hit.groupby(["dataset", "method"])))
+    return new, absent, notes
+
+
+def reading_tables(reading: Reading, block: Mapping, default_tables: Mapping[str, pd.DataFrame],
+                   **kwargs) -> tuple[dict, dict, list[str]]:
+    """:func:`rerun_tables` merged into the default tables (:func:`crowdpriv.readings.merge_tables`)."""
+    new, absent, notes = rerun_tables(reading, block, **kwargs)
+    return merge_tables(default_tables, new, absent, reading.methods), absent, notes
