@@ -302,3 +302,30 @@ def test_bound_claim_with_a_table_left_out_fails_on_a_failing_point_else_is_not_
 def rd_not_testable():
     from crowdpriv.claims import NotTestable
     return NotTestable
+
+
+def test_reference_sender_and_correlation_columns():
+    df = ldp_sparse.run_synthetic_point(methods=["LP", "MF"], **LDP_SMALL)
+    assert {"mae_ref_own_mean", "corr_original", "corr_perturbed"} <= set(df.columns)
+    # the own-mean sender is the same for every method and epsilon of a repetition
+    assert (df.groupby("rep")["mae_ref_own_mean"].nunique() == 1).all()
+    assert ldp_sparse.truth_correlation([0, 1, 2], [0, 1, 2], 1.0) == pytest.approx(1.0)
+    assert ldp_sparse.truth_correlation([0, 1, 2], [2, 1, 0], 1.0) == pytest.approx(-1.0)
+    assert np.isnan(ldp_sparse.truth_correlation([0, 1, 2], [1, 1, 1], 1.0))
+    assert ldp_sparse.truth_correlation([0, 1, np.nan], [0, np.nan, 5], 1.0) == pytest.approx(1.0)
+
+
+def test_axis_units_raw_keeps_the_claims_scale():
+    from crowdpriv.priscrowd import normalise_objects
+
+    x = np.array([[100.0, 300.0, 500.0]])
+    mask = np.ones_like(x, dtype=bool)
+    z, mean, scale = normalise_objects(x, mask)
+    assert np.allclose(scale, np.std(x)) and np.allclose(z.std(), 1.0)
+    raw, mean_raw, scale_raw = normalise_objects(x, mask, units="raw")
+    assert np.allclose(raw, x - 300.0) and np.allclose(scale_raw, 1.0)
+    zs = _simulated()["table"]
+    rs = _simulated(units="raw")["table"]
+    assert not np.allclose(zs["ISE"], rs["ISE"])
+    with pytest.raises(ValueError, match="units"):
+        priscrowd.Params(units="metres")

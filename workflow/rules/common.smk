@@ -222,6 +222,7 @@ def pptd_indoor_input(fig, table):
 
 #: PrisCrowd's algorithm keys (crowdpriv.priscrowd.Params) by the jobs that read them.
 PRIS_FIT_KEYS = [
+    "units",
     "bandwidth",
     "mad_min",
     "h_min",

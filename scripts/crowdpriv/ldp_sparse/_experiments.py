@@ -38,6 +38,7 @@ __all__ = [
     "run_mf_sensitivity",
     "summarise",
     "answer_distribution",
+    "truth_correlation",
     "task_reference_labels",
     "GOLD_FROM",
     "BOUND_QUALITIES",
@@ -154,6 +155,20 @@ def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="un
     return np.nan  # the paper gives no bound for 2-Layer
 
 
+def truth_correlation(truth, estimate, fill_value) -> float:
+    """Pearson correlation of estimated and true truths over the tasks with a truth (NaN
+    estimates filled with ``fill_value``); NaN when either is constant. Beside the MAE it tells
+    whether a small MAE change carries information about the tasks (Sec. VI's metric alone
+    cannot: answering the majority label everywhere has a small MAE on skewed data)."""
+    t = np.asarray(truth, dtype=np.float64)
+    e = np.where(np.isnan(estimate), fill_value, np.asarray(estimate, dtype=np.float64))
+    ok = ~np.isnan(t)
+    t, e = t[ok], e[ok]
+    if t.size < 2 or t.std() == 0 or e.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(t, e)[0, 1])
+
+
 def _run_reps(
     make_data, *, experiment, point, epsilons, methods, repetitions, seed, domain_size, d,
     mechanisms, inference, max_batch_cells, fixed_data=False, progress=None,
@@ -190,6 +205,15 @@ def _run_reps(
         # Reference: MAE of answering the lowest label (0) for every task, the centre of the
         # synthetic truth and the majority gold label of both real datasets.
         mae_zero = np.array([mae(t, np.zeros_like(t)) for t in truths])
+        # Information-free reference (not in the paper): every worker sends his own mean answer
+        # for every task; Alg. 1 then gives every task the same estimate.
+        with np.errstate(invalid="ignore"):
+            own_mean = np.nanmean(answers, axis=-1, dtype=np.float64)[..., None]
+        ref = infer_truth(np.where(np.isnan(own_mean), np.nan, own_mean), **inference)
+        mae_own = np.array([mae(t, np.broadcast_to(ref.truth[b], t.shape), fill_value=fill)
+                            for b, t in enumerate(truths)])
+        corr_o = np.array([truth_correlation(t, orig_truth[ob(b)], fill)
+                           for b, t in enumerate(truths)])
         sig_for_bound = [
             np.where(np.isnan(s_) | (s_ < 1e-2), np.where(np.isnan(s_), 1.0, 1e-2), s_)
             if s_ is not None else np.clip(np.nan_to_num(orig_sigma[ob(b)], nan=1.0), 1e-2, None)
@@ -240,7 +264,10 @@ def _run_reps(
                     rows.append(dict(
                         epsilon=eps, method=method, rep=rep, mae_original=mae_o[b],
                         mae_perturbed=mae_p, mae_change=mae_p - mae_o[b], bound=bound,
-                        mae_zero=mae_zero[b], iterations=int(res.iterations[b]),
+                        mae_zero=mae_zero[b], mae_ref_own_mean=mae_own[b],
+                        corr_original=corr_o[b],
+                        corr_perturbed=truth_correlation(truths[b], res.truth[b], fill),
+                        iterations=int(res.iterations[b]),
                     ))
         del answers, answered, prepared
     out = pd.DataFrame(rows)
@@ -366,7 +393,8 @@ def summarise(raw: pd.DataFrame, by) -> pd.DataFrame:
     """Mean, standard deviation (ddof=1; NaN when R = 1) and R of the MAE change per point and
     method (:func:`crowdpriv.aggregate.summarise`), with the means of MAE_O, MAE_P, the
     theorem bound and the all-zero reference."""
-    means = [c for c in ("mae_original", "mae_perturbed", "bound", "mae_zero") if c in raw]
+    means = [c for c in ("mae_original", "mae_perturbed", "bound", "mae_zero",
+                         "mae_ref_own_mean", "corr_original", "corr_perturbed") if c in raw]
     return aggregate(raw, by, "mae_change", means=means, sort=True)
 
 

@@ -42,6 +42,11 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
             ax.fill_between(g[x], g["mean"] - g["std"].fillna(0), g["mean"] + g["std"].fillna(0),
                             color=line.get_color(), alpha=0.15, linewidth=0)
         ax.axhline(0, color="0.6", linewidth=0.6)
+        if {"mae_ref_own_mean_mean", "mae_original_mean"} <= set(sub.columns):
+            # information-free reference (not in the paper): every worker sends his own mean
+            ref = sub.groupby(x, sort=True)[["mae_ref_own_mean_mean", "mae_original_mean"]].mean()
+            ax.plot(ref.index, ref["mae_ref_own_mean_mean"] - ref["mae_original_mean"],
+                    color="0.4", linestyle=":", linewidth=1, label="own-mean sender")
         ax.set_xlabel(xlabel)
         ax.set_ylabel("MAE change")
         if logx:

@@ -58,8 +58,9 @@ def lemma48_probability(b: float, eta: float) -> float:
 
 
 #: Readings of Lemma 4.8's sensitivity Δ_s (config ``pptd.privacy.sensitivity``): ``printed``
-#: γ_s/λ1 (the lemma as printed, which uses M ≤ sqrt(ln(1/(1−η)))/λ1, true only for λ1 ≥ 1);
-#: ``corrected`` γ_s/√λ1 (the bound b√2·M its own proof derives before that step).
+#: γ_s/λ1 (the lemma as printed; its proof uses M ≤ sqrt(ln(1/(1−η)))/λ1, which holds only
+#: for λ1 ≤ 1 while the paper assumes λ1 > 1); ``corrected`` γ_s/√λ1 (the bound b√2·M the
+#: proof derives before that step).
 SENSITIVITY_READINGS = ("printed", "corrected")
 
 

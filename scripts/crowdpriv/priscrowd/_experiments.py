@@ -13,7 +13,7 @@ import pandas as pd
 from ..validate import DataError
 from ._flat import fit_flat, flat_claims
 from .._checks import ParameterError, check_int_at_least, check_positive
-from ._kde import BANDWIDTH_RULES, ObjectBatch, gaussian_density, pack_objects
+from ._kde import BANDWIDTH_RULES, UNITS, ObjectBatch, gaussian_density, pack_objects
 from ._metrics import prefix_ise
 from ._release import (
     BASIC_SENSITIVITIES,
@@ -75,6 +75,7 @@ class Params:
     batch_size: int = 10
     max_candidates: int = 300
     sise: str = "squared"
+    units: str = "zscore"
     basic_sensitivity: str = "range"
     uniform_test: bool = True
     basic_epsilons: dict = field(
@@ -90,6 +91,8 @@ class Params:
         if self.bandwidth not in BANDWIDTH_RULES:
             raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES}, got {self.bandwidth!r}")
         check_positive("h_min", self.h_min)
+        if self.units not in UNITS:
+            raise ValueError(f"units must be one of {UNITS}, got {self.units!r}")
         if self.sise not in SISE_DEFINITIONS:
             raise ValueError(f"sise must be one of {SISE_DEFINITIONS}, got {self.sise!r}")
         if self.basic_sensitivity not in BASIC_SENSITIVITIES:
@@ -157,9 +160,10 @@ def fit_weights(obj_codes, src_codes, values, *, objects, sources, params: Param
     source) keeps stacked independent datasets apart in Eq. 2's normalisation.
     """
     fc = flat_claims(obj_codes, src_codes, values, n_objects=len(objects), object_names=objects,
-                     rule=params.bandwidth, mad_min=params.mad_min, h_min=params.h_min)
+                     rule=params.bandwidth, mad_min=params.mad_min, h_min=params.h_min,
+                     units=params.units)
     batches = pack_objects(obj_codes, src_codes, values, n_objects=len(objects),
-                           object_names=objects, h=fc.h)
+                           object_names=objects, h=fc.h, units=params.units)
     g, local_flat, combined_flat, n_iter, _ = fit_flat(
         fc, len(sources), quantiles=params.hampel_quantiles,
         update_thresholds=params.hampel_update, max_iter=params.max_iter, tol=params.tol,

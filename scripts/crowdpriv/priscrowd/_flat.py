@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_int_at_least, check_positive
-from ._kde import _require_two_claims, choose_bandwidth, gaussian_density
+from ._kde import _require_two_claims, _scale, choose_bandwidth, gaussian_density
 from ._weights import hampel_irwls_weight
 
 __all__ = ["FlatClaims", "flat_claims", "segment_quantiles", "rkhs_sq", "combined_weights",
@@ -106,8 +106,9 @@ def rkhs_sq(fc: FlatClaims, w: np.ndarray) -> np.ndarray:
 
 
 def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, rule="mad",
-                mad_min=1e-6, h_min=0.05) -> FlatClaims:
-    """Sort claims by object, z-score them per object (PrisCrowd Sec. 5, as KDEm), choose each
+                mad_min=1e-6, h_min=0.05, units="zscore") -> FlatClaims:
+    """Sort claims by object, z-score them per object (PrisCrowd Sec. 5, as KDEm; ``units="raw"``
+    only centres them), choose each
     object's bandwidth (``rule``: MAD of the normalised claims with Silverman's rule where it is
     below ``mad_min``, or Silverman throughout; floored at ``h_min``) and build the Gram pairs.
     """
@@ -122,7 +123,7 @@ def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, r
     mean = np.bincount(obj, weights=x, minlength=n_objects) / counts
     dev = x - mean[obj]
     std = np.sqrt(np.bincount(obj, weights=dev * dev, minlength=n_objects) / counts)
-    scale = np.where(std > 0, std, 1.0)
+    scale = _scale(std, units)
     z = dev / scale[obj]
     fc = FlatClaims(order, obj, src, z, counts, start, mean, scale, np.ones(n_objects),
                     *(np.zeros(0, dtype=np.int64),) * 2, np.zeros(0), np.zeros(0))

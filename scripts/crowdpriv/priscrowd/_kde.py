@@ -21,6 +21,7 @@ __all__ = [
     "BANDWIDTH_RULES",
     "ObjectBatch",
     "normalise_objects",
+    "UNITS",
     "bandwidth",
     "choose_bandwidth",
     "gaussian_density",
@@ -57,8 +58,15 @@ def gaussian_density(d, var):
     return out
 
 
-def normalise_objects(values, mask, object_names=None):
-    """Z-score the claims of every object (PrisCrowd Sec. 5, as KDEm does).
+#: Units the claims are modelled in (config ``priscrowd.units``): ``zscore`` per object (KDEm,
+#: the default) or ``raw`` (each object only centred on its mean, so bandwidths, weights, the
+#: released claims and the ISE live in the claims' own units).
+UNITS = ("zscore", "raw")
+
+
+def normalise_objects(values, mask, object_names=None, units="zscore"):
+    """Z-score the claims of every object (PrisCrowd Sec. 5, as KDEm does); ``units="raw"``
+    only centres them (scale 1, see :data:`UNITS`).
 
     Parameters
     ----------
@@ -88,9 +96,15 @@ def normalise_objects(values, mask, object_names=None):
     mean = x.sum(axis=1) / counts
     dev = np.where(mask, values - mean[:, None], 0.0)
     std = np.sqrt((dev * dev).sum(axis=1) / counts)
-    scale = np.where(std > 0, std, 1.0)
+    scale = _scale(std, units)
     z = np.where(mask, dev / scale[:, None], 0.0)
     return z, mean, scale
+
+
+def _scale(std, units):
+    if units not in UNITS:
+        raise ValueError(f"units must be one of {UNITS}, got {units!r}")
+    return np.where(std > 0, std, 1.0) if units == "zscore" else np.ones_like(std)
 
 
 def bandwidth(z, mask, *, rule="mad", mad_min=1e-6, h_min=0.05):
@@ -222,7 +236,7 @@ def _bucket(n: np.ndarray) -> np.ndarray:
 
 def pack_objects(
     obj_codes, src_codes, values, *, n_objects, object_names=None, rule="mad", mad_min=1e-6,
-    h_min=0.05, h=None,
+    h_min=0.05, h=None, units="zscore",
 ):
     """Group flat claims by object into padded :class:`ObjectBatch` es (no loop over claims).
 
@@ -267,7 +281,7 @@ def pack_objects(
         src[r, c] = src_codes[order][sel]
         mask[r, c] = True
         names = None if object_names is None else [object_names[i] for i in objs]
-        z, mean, scale = normalise_objects(vals, mask, names)
+        z, mean, scale = normalise_objects(vals, mask, names, units=units)
         hb = (bandwidth(z, mask, rule=rule, mad_min=mad_min, h_min=h_min) if h is None
               else np.asarray(h, dtype=float)[objs])
         batches.append(

@@ -19,7 +19,7 @@ from ._report import fig3_case_ise
 
 __all__ = ["TABLE_KEYS", "dataset_run", "simulated_run", "rerun_tables", "reading_tables"]
 
-_ALGORITHM = ["bandwidth", "mad_min", "h_min", "hampel_quantiles", "hampel_update", "max_iter",
+_ALGORITHM = ["units", "bandwidth", "mad_min", "h_min", "hampel_quantiles", "hampel_update", "max_iter",
               "tol", "m", "k", "gamma", "eps0", "batch_size", "max_candidates", "repetitions",
               "basic_epsilons", "sise", "basic_sensitivity", "uniform_test"]
 _RUN = [*_ALGORITHM, "t", "delta_exponent", "fig3", "fig4", "datasets"]
