@@ -168,7 +168,7 @@ def test_editing_one_block_reruns_only_its_jobs(full_run, mirror, tmp_path, edit
     planned = _planned(run_snakemake(full_run, mirror, "-n", overrides=(str(override),)))
     assert reruns <= set(planned), planned
     assert not untouched & set(planned), planned
-    if "pptd" in edit:
+    if "fig3" in edit.get("pptd", {}):
         assert planned["pptd_synthetic_tradeoff"] == 1  # Fig. 3's, not Figs. 2, 4, 5
     if "readings" in edit.get("pptd", {}):
         assert planned["reading_rerun"] == 1  # indoor_dense's, not the other readings'
@@ -190,6 +190,23 @@ def test_report_renders_every_figure(full_run):
     assert len(listed) >= 15
     assert listed <= set(figures), sorted(listed - set(figures))
     assert all(w >= 200 and h >= 100 for w, h in (figures[p] for p in listed))
+
+
+def test_identity_readings_reproduce_the_default_claims(full_run):
+    """A reading that sets a value the config already has re-runs its tables through the
+    readings jobs (rerun_tables, merge_tables, the claims engine): its claims must equal the
+    default claims byte for byte, so every other reading differs only by its override."""
+    pairs = [("ldp_sparse", "identity_fig2"), ("pptd", "identity"), ("priscrowd", "identity")]
+    for paper, reading in pairs:
+        default = full_run / f"results/{paper}/claims.csv"
+        again = full_run / f"results/{paper}/readings/{reading}/claims.csv"
+        assert filecmp.cmp(default, again, shallow=False), (paper, reading)
+        rerun = sorted(p.name for p in (full_run / f"results/{paper}/readings/{reading}/rerun")
+                       .glob("*.csv"))
+        assert len(rerun) >= 2, (paper, rerun)  # absent.csv and at least one re-run table
+    matrix = pd.read_csv(full_run / "results/pptd/readings.csv")
+    assert set(matrix["reading"]) >= {"default", "identity", "sensitivity_corrected"}
+    assert "### Readings" in (full_run / "results/summary.md").read_text()
 
 
 def test_summary_reads_the_csvs(full_run, mirror):
@@ -221,19 +238,3 @@ def test_summary_reads_the_csvs(full_run, mirror):
 
     assert fails(after) == fails(before) + flipped
 
-
-def test_identity_readings_reproduce_the_default_claims(full_run):
-    """A reading that sets a value the config already has re-runs its tables through the
-    readings jobs (rerun_tables, merge_tables, the claims engine): its claims must equal the
-    default claims byte for byte, so every other reading differs only by its override."""
-    pairs = [("ldp_sparse", "identity_fig2"), ("pptd", "identity"), ("priscrowd", "identity")]
-    for paper, reading in pairs:
-        default = full_run / f"results/{paper}/claims.csv"
-        again = full_run / f"results/{paper}/readings/{reading}/claims.csv"
-        assert filecmp.cmp(default, again, shallow=False), (paper, reading)
-        rerun = sorted(p.name for p in (full_run / f"results/{paper}/readings/{reading}/rerun")
-                       .glob("*.csv"))
-        assert len(rerun) >= 2, (paper, rerun)  # absent.csv and at least one re-run table
-    matrix = pd.read_csv(full_run / "results/pptd/readings.csv")
-    assert set(matrix["reading"]) >= {"default", "identity", "sensitivity_corrected"}
-    assert "### Readings" in (full_run / "results/summary.md").read_text()
