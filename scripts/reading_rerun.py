@@ -3,8 +3,8 @@
 Merges the reading's override into the paper's config block (crowdpriv.readings) and lets the
 paper's ``rerun_tables`` re-run only the result tables the override reaches, with the functions
 the default jobs call and the same seeds. Writes one CSV per re-run table and ``absent.csv``
-(tables the reading reaches but the config leaves out for cost, with the reason) into the
-output folder; needs only the processed data, so it runs beside the default experiments.
+(tables the reading reaches but the config leaves out for cost, with the reason) and
+``notes.csv`` (what was re-run, and what the re-run measured) into the output folder; needs only the processed data, so it runs beside the default experiments.
 """
 
 from crowdpriv.runtime import start_job
@@ -36,5 +36,6 @@ for name, table in new.items():
     write_csv(table, out / f"{name}.csv")
 write_csv(pd.DataFrame({"table": list(absent), "reason": list(absent.values())},
                        columns=["table", "reason"]), out / "absent.csv")
+write_csv(pd.DataFrame({"note": notes}, columns=["note"]), out / "notes.csv")
 for note in notes:
     logger.info("reading %s: %s", reading.name, note)

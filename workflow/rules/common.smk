@@ -358,7 +358,7 @@ def summary_inputs(wildcards):
 def paper_readings(paper):
     """The paper's readings, default first ([] when readings_enabled is false)."""
     block = config[paper].get("readings")
-    if not config.get("readings_enabled", True) or not block:
+    if str(config.get("readings_enabled", True)).lower() == "false" or not block:
         return []
     return parse_readings(block, where=f"{paper}.readings")
 

@@ -79,6 +79,11 @@ rule readings_matrix:
             paper=w.reading_paper,
             reading=reading_names(w.reading_paper),
         ),
+        reruns=lambda w: expand(
+            "results/{paper}/readings/{reading}/rerun",
+            paper=w.reading_paper,
+            reading=reading_names(w.reading_paper),
+        ),
     output:
         csv="results/{reading_paper}/readings.csv",
         md="results/{reading_paper}/readings.md",
