@@ -20,6 +20,7 @@ include: "workflow/rules/ldp_sparse.smk"
 include: "workflow/rules/pptd.smk"
 include: "workflow/rules/priscrowd.smk"
 include: "workflow/rules/readings.smk"
+include: "workflow/rules/privacy_audit.smk"
 include: "workflow/rules/summary.smk"
 
 
@@ -30,5 +31,6 @@ rule all:
         rules.ldp_sparse.input,
         rules.pptd.input,
         rules.priscrowd.input,
+        [f for p in PAPERS.values() for f in p["privacy_claims"]],
         rules.summary.output,
     localrule: True

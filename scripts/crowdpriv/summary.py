@@ -226,9 +226,12 @@ def build_sections(
                    for spec in paper.get("summary_tables", [])]
         matrix = next((read_csv(p) for p in paper.get("readings", []) if p.endswith(".csv")),
                       None)
+        claims = pd.concat([_read_claims(path, read_csv) for path in
+                            [paper["claims"], *paper.get("privacy_claims", [])]],
+                           ignore_index=True)
         sections.append(PaperSection(
             title=paper["title"],
-            claims=_read_claims(paper["claims"], read_csv),
+            claims=claims,
             figures=[FigureEntry(f["label"], f["what"], list(f["files"]))
                      for f in paper["figures"]],
             tables=tables,

@@ -443,3 +443,20 @@ def reading_wildcards():
     """Every registered paper's reading names, as a wildcard pattern."""
     names = sorted({name for paper in READINGS for name in reading_names(paper)})
     return "|".join(names) or "no-readings"
+
+
+def register_privacy_audit(papers, out):
+    """Attach the privacy audit to each paper's registry entry: a "Privacy audit" figure and
+    its privacy claims (read by the summary beside claims.csv); nothing when it is off.
+    """
+    if str(config.get("privacy_audit", {}).get("enabled", True)).lower() == "false":
+        return
+    for key in papers:
+        PAPERS[key]["figures"].append(
+            dict(
+                label="Privacy audit",
+                what="claimed ε beside the audit's lower bound and the exact ε",
+                files=[f"{out}/{key}.png"],
+            )
+        )
+        PAPERS[key]["privacy_claims"].append(f"{out}/{key}_claims.csv")
