@@ -33,7 +33,9 @@ rule privacy_audit:
             k: config["ldp_sparse"][k] for k in ("real_domain_size", "d", "mechanisms")
         },
         pptd={"privacy": config["pptd"]["privacy"]},
-        priscrowd=pris_params("t", "delta_exponent", "basic_epsilons", "basic_sensitivity"),
+        priscrowd=pris_params(
+            "t", "delta_exponent", "basic_epsilons", "basic_sensitivity"
+        ),
         seed=config["seed"],
     script:
         "../../scripts/privacy_audit.py"
