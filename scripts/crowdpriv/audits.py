@@ -217,7 +217,9 @@ def ldp_sparse_cases(block: Mapping, epsilon: float) -> list[Case]:
         Case("ldp_sparse", "MF", f"one answered cell, 0 vs |Γ|-1, |T_i| = {d // 2} < d",
              epsilon, 0.0, mf_cell(4 * d, max(d // 2, 1))),
         Case("ldp_sparse", "MF", f"one cell, answered 0 vs NULL, |T_i| = {2 * d}", epsilon, 0.0,
-             mf_cell(4 * d, 2 * d, change_to_null=True)),
+             mf_cell(4 * d, 2 * d, change_to_null=True),
+             note="a NULL changes T_i, hence G_i and the solve itself; Theorem 4's proof "
+                  "(η_i − η_j cancels for a fixed T_i) covers a changed answer, not this"),
         Case("ldp_sparse", "LP", "a worker's whole vector of 20 cells, all 0 vs all |Γ|-1",
              epsilon, 0.0, whole_vector(20), exact_epsilon=20 * (k - 1) * epsilon / k,
              statistic="mean output", claimed=False),
@@ -374,7 +376,9 @@ def priscrowd_cases(block: Mapping) -> list[Case]:
                 "priscrowd", "Alg. 1 (uniform weights)",
                 f"one claim of an object moves far out; {words}; {setting}", times * eps,
                 min(times * delta, 1.0), release(fixed, stat), statistic=words,
-                note=f"Theorem 2's (ε, δ) per released claim for this object: ε = {eps:.4g}, "
+                note=("the normalisation and bandwidth follow the data, which Theorem 2 "
+                      "takes as fixed; " if not fixed else "")
+                + f"Theorem 2's (ε, δ) per released claim for this object: ε = {eps:.4g}, "
                      f"δ = {delta:.3g} (k = {params.k}, γ = {params.gamma:g}, "
                      f"ε0 = {params.eps0:g}){composed}"))
     for name, level in params.basic_epsilons.items():
@@ -387,7 +391,10 @@ def priscrowd_cases(block: Mapping) -> list[Case]:
             "priscrowd", f"Basic({name})", "one claim moves far out (as run: z-scores and "
                                            "range recomputed from the data)",
             float(level), 0.0, basic(float(level), False),
-            statistic="released value of the moved claim"))
+            statistic="released value of the moved claim",
+            note="the z-scores and the range (Basic's sensitivity) are recomputed from the "
+                 "data, so one claim moves every normalised claim and the noise scale: outside "
+                 "the Laplace mechanism's proof, which needs a sensitivity fixed in advance"))
     return cases
 
 
