@@ -13,7 +13,15 @@ rule privacy_audit:
         md=f"{AUDIT_OUT}/audit.md",
         caveats=f"{AUDIT_OUT}/caveats.csv",
         claims=expand(f"{AUDIT_OUT}/{{paper}}_claims.csv", paper=AUDIT_PAPERS),
-        png=expand(f"{AUDIT_OUT}/{{paper}}.png", paper=AUDIT_PAPERS),
+        png=[
+            paper_report(
+                paper,
+                f"{AUDIT_OUT}/{paper}.png",
+                caption="../report/privacy_audit/figure.rst",
+                subcategory="Privacy audit",
+            )
+            for paper in AUDIT_PAPERS
+        ],
         svg=expand(f"{AUDIT_OUT}/{{paper}}.svg", paper=AUDIT_PAPERS),
     log:
         "results/logs/privacy_audit.log",
