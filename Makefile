@@ -18,6 +18,7 @@ MIRROR_ARG := --config $(strip $(DATA_CONFIG))
 $(BIN)/.installed: envs/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -r envs/requirements.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 setup: $(BIN)/.installed
