@@ -21,6 +21,7 @@ include: "workflow/rules/pptd.smk"
 include: "workflow/rules/priscrowd.smk"
 include: "workflow/rules/readings.smk"
 include: "workflow/rules/privacy_audit.smk"
+include: "workflow/rules/release.smk"
 include: "workflow/rules/summary.smk"
 
 
@@ -32,5 +33,6 @@ rule all:
         rules.pptd.input,
         rules.priscrowd.input,
         [f for p in PAPERS.values() for f in p["privacy_claims"]],
+        [f for p in PAPERS.values() for f in p["releases"]],
         rules.summary.output,
     localrule: True

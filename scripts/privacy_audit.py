@@ -18,6 +18,7 @@ cfg = p.audit
 cases = []
 for eps in cfg["ldp_sparse_epsilons"]:
     cases += audits.ldp_sparse_cases(p.ldp_sparse, float(eps))
+    cases += audits.release_cases(p.ldp_sparse["real_domain_size"], float(eps))
 for eps in cfg["pptd_epsilons"]:
     cases += audits.pptd_cases(p.pptd, float(eps), float(cfg["pptd_lambda1"]))
 cases += audits.priscrowd_cases(p.priscrowd)

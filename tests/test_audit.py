@@ -124,3 +124,22 @@ def test_floating_point_support_gap_shows_whether_mironov_applies():
     assert laplace_support_gap(0.0, 4.0, 5.0, samples=300, float32=True, rng=rng) > 0.2
     assert laplace_support_gap(0.0, 0.0, 5.0, samples=300, rng=rng) == 0.0
     assert laplace_support_gap(0.0, 0.0, 5.0, samples=300, float32=True, rng=rng) == 0.0
+
+
+def test_snapping_release_sampler_is_exact_and_on_its_grid():
+    from crowdpriv.api import lp_release
+    from crowdpriv.audits import release_cases, run_audit
+    from crowdpriv.release import snapped_laplace, snapping_epsilon, snapping_grid
+
+    assert snapping_grid(5.0) == 8.0 and snapping_grid(8.0) == 8.0
+    out = snapped_laplace(np.zeros(5000), 5.0, bound=40.0, rng=np.random.default_rng(0))
+    assert np.all(out % 8.0 == 0) and np.abs(out).max() <= 40.0
+    assert snapping_epsilon(4, 5.0, 52.0) == pytest.approx(0.8, abs=1e-12)
+    with pytest.raises(ValueError, match="snapping"):
+        snapping_epsilon(1, 5.0, 4.0)
+    values = lp_release(np.array([[0.0, np.nan]] * 100), 1.0, 5, np.random.default_rng(1))
+    assert values.shape == (100, 2) and not np.isnan(values).any()
+    table = run_audit(release_cases(5, 1.0), seed=1, samples=20_000, search_samples=5_000,
+                      confidence=0.99)
+    assert table["verdict"].tolist() == ["exact"]
+    assert (table["epsilon_lower_bound"] <= table["exact_epsilon"]).all()

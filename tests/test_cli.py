@@ -56,6 +56,11 @@ def test_readme_command_examples_run_as_written(work):
     # MF does not protect NULLs (the audit's finding; at the ledger's quick 2e4 samples the
     # verdict is "not auditable", but the lower bound exceeds the claim)
     assert any(c["exceeds_claim"] and "NULL" in c["neighbours"] for c in mf["audit_caveats"])
+    lp = json.loads((work / "lp.csv.privacy.json").read_text())
+    assert "snapping" in lp["parameters"]["sampler"]
+    assert lp["spent"]["exact_epsilon_per_cell"] == pytest.approx(0.8)  # (|Γ|-1)ε/|Γ|
+    grid = pd.read_csv(work / "lp.csv")["value"] - 2.0  # centred on Γ = {0..4}
+    assert ((grid / 8.0) == (grid / 8.0).round()).all()  # on the snapping grid Λ = 8
     truths = pd.read_csv(work / "truths.csv")
     assert list(truths.columns) == ["task", "truth"] and len(truths) == 20
     assert (work / "truths.weights.csv").is_file()

@@ -128,8 +128,9 @@ _THEOREM = {
 }
 _NOT_COVERED = {
     "lp": ["a worker's whole answer vector: ε adds up over his answers (n·ε for n tasks)",
-           "floating-point sampling: the float32 output's support differs between inputs "
-           "(Mironov 2012); no snapping is applied in this version"],
+           "the released values are snapped to a power-of-two grid and clamped (Mironov 2012): "
+           "this removes the floating-point leak of the reproduction's sampler at a tiny cost "
+           "in ε (exact_epsilon_per_cell) and some resolution"],
     "rr": ["a worker's whole answer vector: ε adds up over his answers"],
     "two-layer": ["a worker whose ε_i exceeds ε gets only ε_i-LDP (up to 2ε)",
                   "a worker's whole answer vector: ε adds up over his answers"],
@@ -195,6 +196,14 @@ def perturb(answers, mechanism: str, *, epsilon: float, domain: int | None = Non
         params.update(domain=k, **({"d": d, "ridge": ridge} if mechanism == "mf" else {}),
                       **({"spread": spread} if mechanism == "two-layer" else {}))
         spent = {"epsilon": eps, "delta": 0.0}
+        if mechanism == "lp":
+            from .release import snapping_epsilon, snapping_grid
+
+            bound = lp_bound(eps, k)
+            spent["exact_epsilon_per_cell"] = snapping_epsilon(k - 1, k / eps, bound)
+            params["sampler"] = (f"Mironov's snapping mechanism: grid {snapping_grid(k / eps):g}, "
+                                 f"outputs clamped to {(k - 1) / 2 - bound:g} .. "
+                                 f"{(k - 1) / 2 + bound:g}")
     theorem, unit = _THEOREM[mechanism]
     ledger = {
         "mechanism": mechanism, "parameters": params, "spent": spent, "unit": unit,
@@ -208,10 +217,30 @@ def perturb(answers, mechanism: str, *, epsilon: float, domain: int | None = Non
     return Release(data, ledger)
 
 
+def lp_bound(epsilon: float, domain: int) -> float:
+    """The clamp bound B of LP's snapped release around the centre of Γ: half of Γ's range
+    plus ten noise scales (clamping moves an output with probability e^−10 / 2)."""
+    return (domain - 1) / 2.0 + 10.0 * domain / epsilon
+
+
+def lp_release(answers, epsilon: float, domain: int, rng) -> np.ndarray:
+    """LP (LDP-sparse Eq. 6-7) for a real release: NULL -> a uniform label, then Mironov's
+    snapping mechanism with the paper's scale |Γ|/ε (:func:`crowdpriv.release.snapped_laplace`),
+    centred on Γ. Outputs lie on a power-of-two grid, so no floating-point artefact
+    distinguishes two inputs."""
+    from .release import snapped_laplace
+
+    a = np.asarray(answers, dtype=np.float64)
+    fill = rng.integers(0, domain, size=a.shape)
+    x = np.where(np.isnan(a), fill, a)
+    centre = (domain - 1) / 2.0
+    return centre + snapped_laplace(x - centre, domain / epsilon,
+                                    bound=lp_bound(epsilon, domain), rng=rng)
+
+
 def _ldp(mechanism, cm, eps, k, rng, *, d, ridge, spread) -> pd.DataFrame:
     from .ldp_sparse import (
         draw_task_profiles,
-        lp_perturb,
         mf_perturb,
         rr_perturb,
         two_layer_perturb,
@@ -219,7 +248,7 @@ def _ldp(mechanism, cm, eps, k, rng, *, d, ridge, spread) -> pd.DataFrame:
 
     a = cm.values.astype(np.float32)
     if mechanism == "lp":
-        out = lp_perturb(a, eps, rng=rng, domain_size=k)
+        out = lp_release(a, eps, k, rng)
     elif mechanism == "rr":
         out = rr_perturb(a, eps, rng=rng, domain_size=k)
     elif mechanism == "two-layer":

@@ -29,6 +29,7 @@ __all__ = [
     "pptd_cases",
     "priscrowd_cases",
     "floating_point_rows",
+    "release_cases",
     "privacy_claims",
     "caveats",
     "plot_audit",
@@ -448,9 +449,28 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
             verdict=verdict_,
             evidence=(f"{share:.1%} of {samples} below-median outputs for answer 0 cannot be "
                       f"produced from answer {k - 1} by any noise draw (checked exhaustively); "
-                      "an implementation-level finding (Mironov 2012); snapping the output to "
-                      "a coarse grid would remove it")))
+                      "an implementation-level finding (Mironov 2012) of the reproduction's "
+                      "sampler; the release path (crowdpriv perturb lp) snaps its output to a "
+                      "power-of-two grid, audited as 'LP release (snapped)'")))
     return pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
+
+
+def release_cases(domain: int, epsilon: float) -> list[Case]:
+    """The release samplers of :mod:`crowdpriv.api` (the ones a user's data goes through):
+    LP with Mironov's snapping (exact ε from his Theorem 1)."""
+    from .api import lp_bound, lp_release
+    from .release import snapping_epsilon
+
+    k = int(domain)
+
+    def sample(rng, n, which):
+        value = 0.0 if which == "D" else float(k - 1)
+        return lp_release(np.full((n, 1), value), epsilon, k, rng).ravel()
+
+    return [Case("ldp_sparse", "LP release (snapped)", "one answered cell, 0 vs |Γ|-1",
+                 epsilon, 0.0, sample,
+                 exact_epsilon=snapping_epsilon(k - 1, k / epsilon, lp_bound(epsilon, k)),
+                 note="outputs on a power-of-two grid: both inputs reach the same support")]
 
 
 # --- outputs ----------------------------------------------------------------------------------
@@ -461,6 +481,8 @@ CLAIM_STATUS = {"violated": "fails", "exact": "holds", "not refuted": "holds",
 #: The theorem or definition each audited mechanism's guarantee comes from.
 GUARANTEE = {
     ("ldp_sparse", "LP"): "Theorem 1: LP satisfies ε-cell LDP (Sec. IV-A)",
+    ("ldp_sparse", "LP release (snapped)"): "Theorem 1 with Mironov's snapping (crowdpriv "
+                                            "release path): ε-cell LDP",
     ("ldp_sparse", "RR"): "RR with NULL as a symbol satisfies ε-cell LDP (Sec. IV-B, Eq. 8)",
     ("ldp_sparse", "MF"): "Theorem 4: MF satisfies ε-cell LDP (Sec. V)",
     ("ldp_sparse", "2-Layer"): "2-Layer is compared at the same ε (Sec. VI-D, Fig. 5)",

@@ -86,7 +86,9 @@ def _parser() -> argparse.ArgumentParser:
     syn.add_argument("--eps0", type=float, default=1.0, help="test randomness ε0 (1)")
     syn.add_argument("--t", type=int, default=1, help="Theorem 2's t, 1 <= t < k (1)")
     syn.add_argument("--max-candidates", type=int, default=300,
-                     help="cap on candidates per object (300)")
+                     help="cap on candidates per object (300; Alg. 1 itself has none)")
+    syn.add_argument("--batch-size", type=int, default=10,
+                     help="candidates drawn per object per round (10)")
     syn.add_argument("--bandwidth", choices=["mad", "silverman"], default="mad")
     syn.add_argument("--units", choices=["zscore", "raw"], default="zscore")
     syn.add_argument("--seed", type=int, help="fixed seed: reproducible, NOT private")
@@ -117,6 +119,8 @@ def _audit(args):
                                 "two_layer_spread": 1.0, "mf_profiles": "nonnegative"}}
         name = {"lp": "LP", "rr": "RR", "two-layer": "2-Layer", "mf": "MF"}[args.mechanism]
         cases = [c for c in audits.ldp_sparse_cases(block, args.epsilon) if c.mechanism == name]
+        if args.mechanism == "lp":  # and the release sampler `crowdpriv perturb lp` runs
+            cases += audits.release_cases(args.domain, args.epsilon)
     table = audits.run_audit(cases, seed=0, samples=args.samples,
                              search_samples=max(args.samples // 5, 1000), confidence=0.99)
     return api.Release(table, {"mechanism": args.mechanism, "epsilon": args.epsilon,
@@ -146,6 +150,7 @@ def main(argv=None) -> int:
                 release = api.synthesize(
                     args.input, m=args.m, weights=args.weights, k=args.k, gamma=args.gamma,
                     eps0=args.eps0, t=args.t, max_candidates=args.max_candidates,
+                    batch_size=args.batch_size,
                     bandwidth=args.bandwidth, units=args.units, seed=args.seed)
             else:
                 release = _audit(args)

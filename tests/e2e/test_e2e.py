@@ -65,6 +65,8 @@ def test_all_outputs_exist(full_run):
     assert not missing, missing
     index = pd.read_csv(full_run / "results/index.csv")
     assert set(index["paper"]) >= {"ldp_sparse", "pptd", "priscrowd"}
+    releases = registered(full_run, "releases")
+    assert releases and all((full_run / f"{p}.privacy.json").is_file() for p in releases)
 
 
 def test_dataset_statistics(full_run):

@@ -49,6 +49,7 @@ def check_dataset_names():
         "ldp_sparse.fig5.datasets": config["ldp_sparse"]["fig5"]["datasets"],
         "ldp_sparse.fig1.datasets": config["ldp_sparse"]["fig1"]["datasets"],
         "ldp_sparse.table2.datasets": config["ldp_sparse"]["table2"]["datasets"],
+        "ldp_sparse.release.datasets": config["ldp_sparse"]["release"]["datasets"],
     }
     for key, names in named.items():
         unknown = [name for name in names if name not in DATASETS]
