@@ -84,6 +84,26 @@ def _rng(seed):
                    "is NOT private; use it for testing only"}
 
 
+#: The audit name of each LDP-sparse mechanism of :func:`perturb`.
+AUDIT_NAMES = {"lp": "LP", "rr": "RR", "two-layer": "2-Layer", "mf": "MF"}
+
+
+def ldp_audit_cases(mechanism: str, epsilon: float, domain: int):
+    """The privacy audit's cases (:mod:`crowdpriv.audits`) for one LDP-sparse mechanism at a
+    user's ε and domain, with the paper's defaults (d = 10, no ridge, V non-negative); for
+    ``lp`` also the snapped release sampler :func:`perturb` actually runs."""
+    from . import audits
+
+    block = {"real_domain_size": int(domain), "d": 10,
+             "mechanisms": {"lp_null_fill": "uniform", "mf_ridge": 0.0, "mf_l1_norm": 1.0,
+                            "two_layer_spread": 1.0, "mf_profiles": "nonnegative"}}
+    cases = [c for c in audits.ldp_sparse_cases(block, float(epsilon))
+             if c.mechanism == AUDIT_NAMES[mechanism]]
+    if mechanism == "lp":
+        cases += audits.release_cases(int(domain), float(epsilon))
+    return cases
+
+
 def _audit_caveats(mechanism: str, epsilon: float, domain: int | None) -> list[dict]:
     """The privacy audit's caveats for this mechanism at the user's parameters (a quick run of
     :mod:`crowdpriv.audits` at small size; only closed forms and large effects show)."""
@@ -91,12 +111,8 @@ def _audit_caveats(mechanism: str, epsilon: float, domain: int | None) -> list[d
 
     if mechanism == "pptd":
         return []
-    block = {"real_domain_size": int(domain), "d": 10,
-             "mechanisms": {"lp_null_fill": "uniform", "mf_ridge": 0.0, "mf_l1_norm": 1.0,
-                            "two_layer_spread": 1.0, "mf_profiles": "nonnegative"}}
-    name = {"lp": "LP", "rr": "RR", "two-layer": "2-Layer", "mf": "MF"}[mechanism]
-    cases = [c for c in audits.ldp_sparse_cases(block, float(epsilon)) if c.mechanism == name]
-    table = audits.run_audit(cases, seed=0, samples=20_000, search_samples=5_000,
+    table = audits.run_audit(ldp_audit_cases(mechanism, epsilon, domain), seed=0,
+                             samples=20_000, search_samples=5_000,
                              confidence=0.99)
     out = []
     for r in table.itertuples():

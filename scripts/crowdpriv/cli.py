@@ -114,13 +114,7 @@ def _audit(args):
         block = {"privacy": {"b": 2.0, "eta": 0.9, "delta": 0.1}}
         cases = audits.pptd_cases(block, args.epsilon, args.lambda1)
     else:
-        block = {"real_domain_size": args.domain, "d": 10,
-                 "mechanisms": {"lp_null_fill": "uniform", "mf_ridge": 0.0, "mf_l1_norm": 1.0,
-                                "two_layer_spread": 1.0, "mf_profiles": "nonnegative"}}
-        name = {"lp": "LP", "rr": "RR", "two-layer": "2-Layer", "mf": "MF"}[args.mechanism]
-        cases = [c for c in audits.ldp_sparse_cases(block, args.epsilon) if c.mechanism == name]
-        if args.mechanism == "lp":  # and the release sampler `crowdpriv perturb lp` runs
-            cases += audits.release_cases(args.domain, args.epsilon)
+        cases = api.ldp_audit_cases(args.mechanism, args.epsilon, args.domain)
     table = audits.run_audit(cases, seed=0, samples=args.samples,
                              search_samples=max(args.samples // 5, 1000), confidence=0.99)
     return api.Release(table, {"mechanism": args.mechanism, "epsilon": args.epsilon,
