@@ -20,6 +20,8 @@ import json
 import sys
 import warnings
 
+from .api import INFER_METHODS, PERTURB_MECHANISMS
+
 __all__ = ["main"]
 
 _COLUMNS = ("Input columns: task, worker and label (categorical answers 0..domain-1) or value "
@@ -41,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
             "record via Theorem 4.10, --lambda1 required. Without --seed the noise comes from "
             "fresh OS entropy; a seeded output is reproducible and therefore not private. "
             + _COLUMNS))
-    pert.add_argument("mechanism", choices=["lp", "rr", "two-layer", "mf", "pptd"])
+    pert.add_argument("mechanism", choices=PERTURB_MECHANISMS)
     pert.add_argument("input", help="answers CSV")
     pert.add_argument("-o", "--output", required=True, help="output CSV (ledger beside it)")
     pert.add_argument("--epsilon", type=float, required=True, help="privacy budget ε > 0")
@@ -65,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
                      "majority. Writes truths (task, truth) to OUTPUT and weights (worker, "
                      "weight) to <OUTPUT stem>.weights.csv. Post-processing: spends no privacy. "
                      + _COLUMNS))
-    inf.add_argument("method", choices=["sun", "crh", "gtm", "mean", "majority"])
+    inf.add_argument("method", choices=INFER_METHODS)
     inf.add_argument("input", help="answers CSV")
     inf.add_argument("-o", "--output", required=True, help="output CSV of the truths")
 
@@ -98,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         description=("Black-box audit (Clopper-Pearson lower bound on ε at 99 %, after an event "
                      "search) and the exact ε where a closed form exists, for every neighbour "
                      "class of the mechanism. Writes the audit table to OUTPUT."))
-    aud.add_argument("mechanism", choices=["lp", "rr", "two-layer", "mf", "pptd"])
+    aud.add_argument("mechanism", choices=PERTURB_MECHANISMS)
     aud.add_argument("-o", "--output", required=True, help="output CSV of the audit")
     aud.add_argument("--epsilon", type=float, required=True)
     aud.add_argument("--domain", type=int, default=5, help="|Γ| (lp, rr, two-layer, mf; 5)")

@@ -1,6 +1,7 @@
 """LDP-sparse's result tables as functions of its config block, and under a reading.
 
-The adapters of the pipeline's jobs and the readings job (:func:`reading_tables`) build every
+The adapters of the pipeline's jobs and the readings job (:func:`rerun_tables`, merged into
+the defaults by :func:`crowdpriv.readings.merge_tables`) build every
 table through the functions here, so a reading that overrides nothing reproduces the default
 tables exactly. See :mod:`crowdpriv.readings` for what a reading is.
 """
@@ -11,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..readings import Reading, affected_tables, as_written, merge_tables
+from ..readings import Reading, affected_tables, as_written
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
 from ._experiments import answer_distribution, run_real_dataset, run_synthetic_point
 
@@ -22,7 +23,6 @@ __all__ = [
     "real_point",
     "fig1_table",
     "rerun_tables",
-    "reading_tables",
 ]
 
 _SYNTHETIC = ["repetitions", "synthetic_domain_size", "d", "generator", "mechanisms",
@@ -138,10 +138,3 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
         new[name] = as_written(table)
         notes.append(f"{name}: re-run" + (f" ({', '.join(methods)} only)" if methods else ""))
     return new, absent, notes
-
-
-def reading_tables(reading: Reading, block: Mapping, default_tables: Mapping[str, pd.DataFrame],
-                   **kwargs) -> tuple[dict, dict, list[str]]:
-    """:func:`rerun_tables` merged into the default tables (:func:`crowdpriv.readings.merge_tables`)."""
-    new, absent, notes = rerun_tables(reading, block, **kwargs)
-    return merge_tables(default_tables, new, absent, reading.methods), absent, notes

@@ -1,7 +1,8 @@
 """PPTD's job parameters and result tables as functions of its config block, and under a reading.
 
 The pipeline's rules build their parameters with the functions here and the readings job
-(:func:`reading_tables`) re-runs tables with the same functions, so a reading that overrides
+(:func:`rerun_tables`, merged into the defaults by :func:`crowdpriv.readings.merge_tables`)
+re-runs tables with the same functions, so a reading that overrides
 nothing reproduces the default tables. See :mod:`crowdpriv.readings`.
 """
 
@@ -14,7 +15,7 @@ import pandas as pd
 
 from .._checks import ParameterError
 from ..data import simulate_indoor
-from ..readings import Reading, affected_tables, as_written, merge_tables
+from ..readings import Reading, affected_tables, as_written
 from ..seeds import derive_rng
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
 from ._experiments import real_tradeoff, runtime_study, synthetic_tradeoff, weight_comparison
@@ -27,7 +28,6 @@ __all__ = [
     "runtime_params",
     "indoor_from_config",
     "rerun_tables",
-    "reading_tables",
 ]
 
 #: Figures of the utility-privacy trade-off (Fig. 6 on the indoor data).
@@ -170,10 +170,3 @@ def _claims_per_segment_note(dataset, indoor, data_paths, fig6) -> str:
     return (f"{dataset}: {per:.1f} claims per segment (default data {per_default:.1f}); "
             "Fig. 6 mean MAE/noise per ε: "
             + ", ".join(f"{e:g}: {r:.3g}" for e, r in ratio.items()))
-
-
-def reading_tables(reading: Reading, block: Mapping, default_tables: Mapping[str, pd.DataFrame],
-                   **kwargs) -> tuple[dict, dict, list[str]]:
-    """:func:`rerun_tables` merged into the default tables (:func:`crowdpriv.readings.merge_tables`)."""
-    new, absent, notes = rerun_tables(reading, block, **kwargs)
-    return merge_tables(default_tables, new, absent, reading.methods), absent, notes

@@ -1,7 +1,8 @@
 """PrisCrowd's result tables as functions of its config block, and under a reading.
 
 The run adapters (``priscrowd_run.py``, ``priscrowd_simulated.py``) and the readings job
-(:func:`reading_tables`) build the tables through the functions here, so a reading that
+(:func:`rerun_tables`, merged into the defaults by :func:`crowdpriv.readings.merge_tables`)
+build the tables through the functions here, so a reading that
 overrides nothing reproduces the default tables. See :mod:`crowdpriv.readings`.
 """
 
@@ -11,13 +12,13 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..readings import Reading, affected_tables, as_written, merge_tables
+from ..readings import Reading, affected_tables, as_written
 from ..seeds import derive_rng
 from ..tables import read_claims, read_truth
 from ._experiments import Params, run_real_dataset, run_simulated, usable_claims
 from ._report import fig3_case_ise
 
-__all__ = ["TABLE_KEYS", "dataset_run", "simulated_run", "rerun_tables", "reading_tables"]
+__all__ = ["TABLE_KEYS", "dataset_run", "simulated_run", "rerun_tables"]
 
 _ALGORITHM = ["units", "bandwidth", "mad_min", "h_min", "hampel_quantiles", "hampel_update", "max_iter",
               "tol", "m", "k", "gamma", "eps0", "batch_size", "max_candidates", "repetitions",
@@ -124,10 +125,3 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
                 f"cap of {block['max_candidates']}"
                 for (ds, meth), g in hit.groupby(["dataset", "method"])))
     return new, absent, notes
-
-
-def reading_tables(reading: Reading, block: Mapping, default_tables: Mapping[str, pd.DataFrame],
-                   **kwargs) -> tuple[dict, dict, list[str]]:
-    """:func:`rerun_tables` merged into the default tables (:func:`crowdpriv.readings.merge_tables`)."""
-    new, absent, notes = rerun_tables(reading, block, **kwargs)
-    return merge_tables(default_tables, new, absent, reading.methods), absent, notes
