@@ -11,6 +11,7 @@ logger = start_job(snakemake)  # noqa: F821
 
 import pandas as pd  # noqa: E402
 
+from crowdpriv.labels import dataset_label  # noqa: E402
 from crowdpriv.ldp_sparse import plot_panels, save_figure, summarise  # noqa: E402
 from crowdpriv.runtime import write_csv  # noqa: E402
 
@@ -21,15 +22,24 @@ if "dataset" in raw:
     keys.insert(1, "dataset")
 keys += list(getattr(p, "extra_keys", []))
 summary = summarise(raw, keys)
-order = {m: i for i, m in enumerate(p.methods)}
-summary = summary.sort_values(
-    [p.panel, p.x, "method"], key=lambda s: s.map(lambda v: order.get(v, len(order))) if s.name == "method" else s
-).reset_index(drop=True)
+# panels in the config's order (the paper's), methods in the config's order
+ranks = {"method": p.methods, p.panel: list(getattr(p, "panel_order", []))}
+
+
+def by_config_order(column):
+    rank = {v: i for i, v in enumerate(ranks.get(column.name, []))}
+    if not rank:
+        return column
+    unknown = {v: len(rank) + i for i, v in enumerate(sorted(set(column) - set(rank)))}
+    return column.map(lambda v: rank.get(v, unknown.get(v)))
+
+
+summary = summary.sort_values([p.panel, p.x, "method"], key=by_config_order).reset_index(drop=True)
 write_csv(summary, snakemake.output.csv)  # noqa: F821
 
 
 def label(v):
-    return p.panel_label.format(v)
+    return p.panel_label.format(dataset_label(v) if p.panel == "dataset" else v)
 
 
 fig = plot_panels(
@@ -40,5 +50,6 @@ fig = plot_panels(
     xlabel=p.xlabel,
     title=p.title,
     yscale=getattr(p, "yscale", "linear"),
+    logx=getattr(p, "logx", False),
 )
 save_figure(fig, snakemake.output.png, snakemake.output.svg)  # noqa: F821

@@ -12,4 +12,5 @@ from crowdpriv.runtime import start_job, write_csv
 logger = start_job(snakemake)
 summary = summarise_tradeoff(pd.read_csv(snakemake.input.raw))
 write_csv(summary, snakemake.output.csv)
-plot_tradeoff(summary, snakemake.wildcards.fig, [snakemake.output.png, snakemake.output.svg])
+plot_tradeoff(summary, snakemake.wildcards.fig, [snakemake.output.png, snakemake.output.svg],
+              unit=snakemake.params.unit)

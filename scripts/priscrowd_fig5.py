@@ -9,13 +9,14 @@ of phase 2 (fig5_timings.csv, median of the timed calls; machine-dependent, neve
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_fig5, summarise_fig5
+from crowdpriv.aggregate import in_order
 from crowdpriv.runtime import start_job, write_csv
 
 logger = start_job(snakemake)
 work = pd.concat([pd.read_csv(p) for p in snakemake.input.work], ignore_index=True)
 timings = pd.concat([pd.read_csv(p) for p in snakemake.input.timings], ignore_index=True)
 ms = list(snakemake.params.m)
-table = summarise_fig5(work, ms)
+table = in_order(summarise_fig5(work, ms), "dataset", work["dataset"])  # the config's order
 write_csv(table, snakemake.output.csv)
 write_csv(work.loc[work["m"].isin(ms)].reset_index(drop=True), snakemake.output.reps)
 write_csv(timings, snakemake.output.timings)

@@ -8,6 +8,7 @@ indoor_surrogate. Ours (mean, std, R) beside the paper's printed values.
 import pandas as pd
 
 from crowdpriv.priscrowd import plot_table1, summarise_table1
+from crowdpriv.aggregate import in_order
 from crowdpriv.runtime import start_job, write_csv, write_markdown
 
 logger = start_job(snakemake)
@@ -15,6 +16,7 @@ runs = pd.concat([pd.read_csv(p) for p in snakemake.input.runs], ignore_index=Tr
 info = pd.concat([pd.read_csv(p) for p in snakemake.input.info], ignore_index=True)
 n_objects = info.set_index("dataset")["tasks_with_truth"]  # the tasks scored
 table = summarise_table1(runs, pd.read_csv(snakemake.input.paper), n_objects=n_objects)
+table = in_order(table, "dataset", runs["dataset"])  # the config's (the paper's) order
 write_csv(table, snakemake.output.csv)
 write_markdown(
     table[["measure", "dataset", "method", "mean", "std", "R", "paper", "ratio_to_paper",

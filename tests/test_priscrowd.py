@@ -364,7 +364,7 @@ def test_run_real_dataset_tables():
                            "worker": np.tile([f"s{j}" for j in range(8)], 20),
                            "value": values.ravel()})
     truth_df = pd.DataFrame({"task": [f"o{i}" for i in range(0, 20, 2)], "truth": truth[::2]})
-    fig3 = dict(objects=2, min_claims=3, grid=50)
+    fig3 = dict(quantiles=[0.5, 0.9], min_claims=3, min_distinct=2, grid=50)
     out = run_real_dataset(claims, truth_df, Params(repetitions=2), fig3=fig3,
                            fig4_m=(1, 10, 30), rng=np.random.default_rng(1))
     assert out["info"]["tasks_with_truth"].item() == 10
@@ -421,3 +421,65 @@ def test_table1_per_object_average_column():
     assert t.loc["ISE", "per_object_ratio_to_paper"] == pytest.approx(40.5 / 81 / 0.5)
     assert t.loc["SISE", "per_object"] == pytest.approx(100 / 81)
     assert "per_object" not in summarise_table1(runs, paper1).columns
+
+
+def test_uniform_ise_closed_form_matches_numeric_integration():
+    from crowdpriv.priscrowd._experiments import uniform_ise_to_reference
+    from crowdpriv.priscrowd._kde import gaussian_density
+
+    z = np.array([[0.0, 0.5, 2.0, 0.0], [1.0, -1.0, 0.0, 0.0]])
+    mask = np.array([[True, True, True, False], [True, True, False, False]])
+    h = np.array([0.4, 0.7])
+    mu = np.array([0.3, -0.2])
+    got = uniform_ise_to_reference(z, mask, h, mu)
+    for g in range(2):
+        zs = z[g, mask[g]]
+
+        def sq(x, g=g, zs=zs):
+            f = gaussian_density(x - zs, np.full(zs.shape, h[g] ** 2)).mean()
+            ref = gaussian_density(np.array([x - mu[g]]), np.array([h[g] ** 2]))[0]
+            return (f - ref) ** 2
+
+        want, _ = integrate.quad(sq, -20, 20, limit=200)
+        assert got[g] == pytest.approx(want, rel=1e-6)
+
+
+def test_case_studies_follow_the_documented_rule():
+    """No seed; objects whose claims all agree are never chosen; the 0.9 quantile is harder
+    (larger uniform ISE) than the 0.1 quantile; ties are broken by name, so the choice is
+    deterministic."""
+    from crowdpriv.priscrowd._experiments import (
+        choose_case_studies,
+        fit_claims_table,
+        uniform_ise_to_reference,
+    )
+
+    rng = np.random.default_rng(3)
+    n_obj, n_src = 30, 6
+    truth = rng.normal(100, 10, n_obj)
+    spread = np.linspace(0.1, 20, n_obj)  # object i is harder the larger i
+    values = truth[:, None] + rng.normal(0, 1, (n_obj, n_src)) * spread[:, None]
+    values[:5] = truth[:5, None]  # five objects whose claims all equal the truth
+    claims = pd.DataFrame({"task": np.repeat([f"o{i:02d}" for i in range(n_obj)], n_src),
+                           "worker": np.tile([f"s{j}" for j in range(n_src)], n_obj),
+                           "value": values.ravel()})
+    fitted = fit_claims_table(claims, Params())
+    ref = pd.Series(truth, index=[f"o{i:02d}" for i in range(n_obj)]).reindex(
+        fitted.objects).to_numpy()
+    picks = choose_case_studies(fitted, ref, quantiles=[0.1, 0.9], min_claims=3, min_distinct=3)
+    again = choose_case_studies(fitted, ref, quantiles=[0.1, 0.9], min_claims=3, min_distinct=3)
+    assert picks == again and len(picks) == 2
+    names = [fitted.objects[fitted.batches[i].index[r]] for i, r in picks]
+    assert not {"o00", "o01", "o02", "o03", "o04"} & set(names)
+
+    def ise(pick):
+        i, r = pick
+        b = fitted.batches[i]
+        mu = (ref[b.index[r]] - b.mean[r]) / b.scale[r]
+        return uniform_ise_to_reference(b.z[[r]], b.mask[[r]], b.h[[r]], np.array([mu]))[0]
+
+    assert ise(picks[0]) < ise(picks[1])
+    with pytest.raises(Exception, match="quantiles"):
+        from crowdpriv.priscrowd._experiments import _fig3_tables
+
+        _fig3_tables(fitted, ref, None, quantiles=[1.5], min_claims=3, min_distinct=3, grid=20)

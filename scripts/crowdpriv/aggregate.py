@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
-__all__ = ["summarise"]
+__all__ = ["summarise", "in_order"]
 
 
 def summarise(
@@ -53,3 +54,14 @@ def summarise(
     for col in means:
         out[f"{col}_mean"] = g[col].mean().to_numpy()
     return out
+
+
+def in_order(table: pd.DataFrame, column: str, order) -> pd.DataFrame:
+    """``table`` with its rows stably sorted by the position of ``column``'s value in ``order``
+    (the config's order, e.g. the paper's dataset order); values not in ``order`` come last, in
+    their current order. Figures and tables follow the config, not the alphabet."""
+    if column not in table or table.empty:
+        return table
+    rank = {v: i for i, v in enumerate(dict.fromkeys(order))}
+    key = table[column].map(lambda v: rank.get(v, len(rank)))
+    return table.iloc[np.argsort(key.to_numpy(), kind="stable")].reset_index(drop=True)

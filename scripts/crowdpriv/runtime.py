@@ -131,6 +131,9 @@ def start_job(snakemake: Any) -> logging.Logger:
         sys.stderr.flush()
 
     sys.excepthook = excepthook
+    from .labels import set_dataset_labels
+
+    set_dataset_labels((getattr(snakemake, "config", None) or {}).get("dataset_labels"))
     pins = params.get("raw_pins") or {}
     if pins:
         from .data.acquire import verify_local_copy

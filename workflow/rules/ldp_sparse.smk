@@ -224,6 +224,7 @@ rule ldp_sparse_fig2:
     params:
         methods=LDP["fig2"]["methods"],
         panel="sparsity",
+        panel_order=LDP["fig2"]["sparsities"],
         x="epsilon",
         panel_label="sparsity = {:g}",
         xlabel="privacy budget ε",
@@ -258,6 +259,7 @@ rule ldp_sparse_fig3:
     params:
         methods=LDP["fig3"]["methods"],
         panel="epsilon",
+        panel_order=LDP["fig3"]["epsilons"],
         x="sparsity",
         panel_label="ε = {:g}",
         xlabel="sparsity",
@@ -292,6 +294,7 @@ rule ldp_sparse_fig4:
     params:
         methods=LDP["fig4"]["methods"],
         panel="epsilon",
+        panel_order=LDP["fig4"]["epsilons"],
         x="sparsity",
         panel_label="ε = {:g}",
         xlabel="sparsity",
@@ -323,6 +326,7 @@ rule ldp_sparse_fig5:
     params:
         methods=LDP["fig5"]["methods"],
         panel="dataset",
+        panel_order=LDP["fig5"]["datasets"],
         x="epsilon",
         panel_label="{}",
         xlabel="privacy budget ε",
@@ -375,10 +379,12 @@ rule ldp_sparse_mf_sensitivity:
         methods=[f"MF, λ={float(r):g}" for r in LDP["mf_sensitivity"]["ridge"]],
         extra_keys=["d", "ridge"],
         panel="epsilon",
+        panel_order=LDP["mf_sensitivity"]["epsilons"],
         x="d",
         panel_label="ε = {:g}",
         xlabel="factorisation parameter d",
         yscale="symlog",
+        logx=True,
         title=(
             f"MF sensitivity (not in LDP-sparse): synthetic "
             f"{LDP['mf_sensitivity']['workers']} workers × {LDP['mf_sensitivity']['tasks']} "

@@ -149,6 +149,8 @@ rule pptd_plot_tradeoff:
     localrule: True
     conda:
         CONDA_ENV
+    params:
+        unit=lambda w: PPTD["fig6"].get("unit", "") if w.fig == "fig6" else "",
     script:
         "../../scripts/pptd_plot_tradeoff.py"
 

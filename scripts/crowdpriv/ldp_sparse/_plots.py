@@ -26,9 +26,12 @@ def _pyplot():
 
 def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabel: str, title: str,
                 logx: bool = False, yscale: str = "linear"):
-    """One panel per value of ``panel``: mean MAE change vs ``x`` per method, ±1 std band.
+    """One panel per value of ``panel`` (in the order of ``summary``): mean MAE change vs ``x``
+    per method, ±1 sd band over the R repetitions.
 
-    ``summary`` has columns method, mean, std, R plus ``panel`` and ``x``.
+    ``summary`` has columns method, mean, std, R plus ``panel`` and ``x``. ``yscale="symlog"``
+    follows the data: a log axis when every mean is positive, else a symlog axis whose linear
+    part ends at the smallest nonzero |mean| (no empty decades).
     """
     plt = _pyplot()
     panels = list(dict.fromkeys(summary[panel]))
@@ -41,7 +44,9 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
             (line,) = ax.plot(g[x], g["mean"], label=meth, **style)
             ax.fill_between(g[x], g["mean"] - g["std"].fillna(0), g["mean"] + g["std"].fillna(0),
                             color=line.get_color(), alpha=0.15, linewidth=0)
-        ax.axhline(0, color="0.6", linewidth=0.6)
+        positive = bool((sub["mean"] > 0).all())
+        if not (yscale == "symlog" and positive):
+            ax.axhline(0, color="0.6", linewidth=0.6)
         if {"mae_ref_own_mean_mean", "mae_original_mean"} <= set(sub.columns):
             # information-free reference (not in the paper): every worker sends his own mean
             ref = sub.groupby(x, sort=True)[["mae_ref_own_mean_mean", "mae_original_mean"]].mean()
@@ -51,20 +56,28 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
         ax.set_ylabel("MAE change")
         if logx:
             ax.set_xscale("log")
-        if yscale == "symlog":
-            ax.set_yscale("symlog", linthresh=1.0)
+            ax.set_xticks(sorted(set(sub[x])))
+        if yscale == "symlog" and positive:
+            ax.set_yscale("log")
+        elif yscale == "symlog":
+            smallest = sub["mean"].abs()[sub["mean"] != 0].min()
+            ax.set_yscale("symlog", linthresh=10 ** np.floor(np.log10(smallest)))
         elif yscale != "linear":
             ax.set_yscale(yscale)
         r = sorted(set(int(v) for v in sub["R"]))
         ax.set_title(f"({letter}) {panel_label(pv)}  (R={','.join(map(str, r))})", fontsize=9)
         ax.legend(fontsize=8)
-    fig.suptitle(title, fontsize=10)
+    repetitions = int(summary["R"].max())
+    fig.suptitle(title + ("\n(band: ±1 sd over the R repetitions)" if repetitions > 1 else ""),
+                 fontsize=10)
     fig.tight_layout()
     return fig
 
 
 def plot_answer_distribution(dist: pd.DataFrame, *, title: str):
     """LDP-sparse Fig. 1: per dataset, the answer distribution for each gold label."""
+    from crowdpriv.labels import dataset_label
+
     plt = _pyplot()
     datasets = list(dict.fromkeys(dist["dataset"]))
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.5 * len(datasets), 3.4), squeeze=False)
@@ -84,7 +97,7 @@ def plot_answer_distribution(dist: pd.DataFrame, *, title: str):
         ax.set_xticks(np.arange(len(answers)), [str(a) for a in answers])
         ax.set_xlabel("answer")
         ax.set_ylabel("fraction of answers")
-        ax.set_title(f"({letter}) {ds}", fontsize=9)
+        ax.set_title(f"({letter}) {dataset_label(ds)}", fontsize=9)
         ax.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

@@ -38,39 +38,46 @@ def _save(fig, paths):
 
 
 def _dataset_label(dataset: str) -> str:
-    return f"{dataset} (surrogate)" if "surrogate" in dataset else dataset
+    from crowdpriv.labels import dataset_label
+
+    return dataset_label(dataset)
 
 
-def plot_tradeoff(summary: pd.DataFrame, fig_id: str, paths) -> None:
+def plot_tradeoff(summary: pd.DataFrame, fig_id: str, paths, *, unit: str = "") -> None:
     """PPTD Figs. 2–6: (a) MAE and (b) average added noise against ε, same y scale as the
-    paper; bars = ±1 sd over R (none when R = 1). One curve per λ1 (Fig. 3) or S (Fig. 4)."""
+    paper; bars = ±1 sd over R (none when R = 1). One curve per λ1 (Fig. 3) or S (Fig. 4),
+    coloured alike in both panels, with one legend for the figure; ``unit`` of the values (Fig.
+    6: metres) on the y axis."""
     plt = _pyplot()
     group = {"fig3": "lambda1", "fig4": "workers"}.get(fig_id)
     dataset = summary["dataset"].iloc[0]
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True, constrained_layout=True)
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.8), sharey=True, constrained_layout=True)
     groups = [(None, summary)] if group is None else list(summary.groupby(group, sort=False))
-    for key, sub in groups:
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for index, (key, sub) in enumerate(groups):
         name = {"lambda1": "λ1", "workers": "S"}.get(group, "")
-        label = f"{name} = {key:g}" if group else None
+        label = f"{name} = {key:g}" if group else "perturbed data"
+        colour = colours[index % len(colours)]
         for ax, measure in zip(axes, ["mae", "noise"]):
             m = sub[sub["measure"] == measure].sort_values("epsilon")
-            line = ax.errorbar(m["epsilon"], m["mean"], yerr=m["std"], marker="o", ms=4,
-                               capsize=2, label=label)
+            ax.errorbar(m["epsilon"], m["mean"], yerr=m["std"], marker="o", ms=4,
+                        capsize=2, label=label, color=colour)
             plain = sub[sub["measure"] == "mae_plain_mean"].sort_values("epsilon")
             if measure == "mae" and len(plain):
                 # baseline (not in the paper): the plain mean of the claims, original vs perturbed
-                ax.plot(plain["epsilon"], plain["mean"], ls="--", lw=1,
-                        color=line[0].get_color(),
+                ax.plot(plain["epsilon"], plain["mean"], ls="--", lw=1, color=colour,
                         label="plain mean" if group is None else f"{label}, plain mean")
+    in_units = f" ({unit})" if unit else ""
     for ax, title in zip(axes, ["(a) MAE", "(b) Noise (average |added noise|)"]):
         ax.set_xscale("log")
         ax.set_xlabel("ε (Theorem 4.10)")
         ax.set_title(title)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("MAE / average noise")
-    axes[0].legend(frameon=False, fontsize=7)
-    if group:
-        axes[1].legend(frameon=False)
+    axes[0].set_ylabel(f"MAE / average noise{in_units}")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside right center", frameon=False, fontsize=8,
+               title="bars: ±1 sd over R" if int(summary["R"].max()) > 1 else None,
+               title_fontsize=7)
     repetitions = int(summary.loc[summary["measure"] == "mae", "R"].max())
     extra = ""
     if "lambda1_source" in summary:
@@ -119,6 +126,8 @@ def plot_runtime(fig8: pd.DataFrame, timings: pd.DataFrame, paths) -> None:
     band) and on perturbed data (blue dots) against the average added noise — median of the
     timed calls, machine- and load-dependent, never judged; (b) the iterations to convergence,
     deterministic, on which the claims are judged."""
+    from matplotlib.ticker import MaxNLocator
+
     plt = _pyplot()
     noise = fig8[(fig8["measure"] == "noise") & (fig8["condition"] == "perturbed")].sort_values(
         "epsilon")["mean"].to_numpy()
@@ -140,10 +149,12 @@ def plot_runtime(fig8: pd.DataFrame, timings: pd.DataFrame, paths) -> None:
         ax.set_xlabel("average added noise")
         ax.set_ylabel(ylabel)
         ax.set_ylim(bottom=0)
+        if scale == 1:  # iterations are whole numbers
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)
     axes[0].set_title("(a) run time (median of timed calls; not judged)")
     axes[1].set_title("(b) iterations (judged)")
-    axes[0].legend(frameon=False)
+    axes[0].legend(frameon=False, title="band / bars: ±1 sd", title_fontsize=7)
     row = fig8.iloc[0]
     fig.suptitle(
         f"PPTD Fig. 8: efficiency, {row['method'].upper()} on synthetic data "

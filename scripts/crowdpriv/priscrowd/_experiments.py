@@ -422,29 +422,90 @@ def _budget_rows(fitted: Fitted, has_ref, params: Params):
     return pd.concat(rows, ignore_index=True).sort_values(["method", "task"], kind="stable")
 
 
-def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: int, grid: int,
-                 rng):
-    """Case-study densities (PrisCrowd Fig. 3) for ``objects`` randomly chosen objects with a
-    reference and at least ``min_claims`` claims, on ``grid`` points."""
-    objects = check_int_at_least("fig3.objects", objects, 0)
-    min_claims = check_int_at_least("fig3.min_claims", min_claims, 2)
-    grid = check_int_at_least("fig3.grid", grid, 2)
-    cands = []
+def uniform_ise_to_reference(z, mask, h, mu_ref):
+    """Closed-form ISE between each object's uniform-weight KDE and its reference ``K_h(. - mu)``
+    (normalised units; PrisCrowd Sec. 5's ISE): with φ_s the N(0, s²) density,
+    ``ISE = Σ_ij φ_{√2h}(z_i - z_j) / n² - 2 Σ_i φ_{√2h}(z_i - mu) / n + φ_{√2h}(0)``.
+
+    ``z`` (G, n) claims, ``mask`` (G, n) valid, ``h`` (G,) bandwidths, ``mu_ref`` (G,)."""
+    z = np.where(mask, z, 0.0)
+    n = mask.sum(1).astype(float)
+    var = 2.0 * h[:, None] ** 2
+
+    def phi(d, v):
+        return np.exp(-0.5 * d * d / v) / np.sqrt(2 * np.pi * v)
+
+    pair = phi(z[:, :, None] - z[:, None, :], var[:, :, None]) * (mask[:, :, None] & mask[:, None, :])
+    cross = phi(z - mu_ref[:, None], var) * mask
+    return pair.sum((1, 2)) / n**2 - 2 * cross.sum(1) / n + phi(0.0, var[:, 0])
+
+
+def choose_case_studies(fitted: Fitted, ref_mu, *, quantiles, min_claims: int, min_distinct: int):
+    """Fig. 3's case-study objects by a documented rule (config ``priscrowd.fig3``), no seed.
+
+    Candidates: objects with a reference, at least ``min_claims`` claims and at least
+    ``min_distinct`` distinct claim values (objects whose claims all agree show nothing of the
+    weights). They are ranked by how far the *uniform*-weight density is from the reference
+    (:func:`uniform_ise_to_reference`: the difficulty of the object, not the method's own
+    success), and the objects at the given ``quantiles`` of that ranking are chosen (ties by
+    object name; a quantile that hits an already chosen object takes the next one).
+
+    Returns a list of (batch index, row) pairs in the order of ``quantiles``.
+    """
+    cands, score, names = [], [], []
     for i, b in enumerate(fitted.batches):
-        ok = np.isfinite(ref_mu[b.index]) & (b.counts >= min_claims)
-        cands += [(i, r) for r in np.flatnonzero(ok)]
-    n_pick = min(objects, len(cands))
-    picks = sorted(rng.choice(len(cands), size=n_pick, replace=False).tolist()) if n_pick else []
+        vals = np.where(b.mask, b.values, np.nan)
+        srt = np.sort(vals, axis=1)
+        distinct = 1 + (np.diff(srt, axis=1) > 0).sum(1)
+        mu = (ref_mu[b.index] - b.mean) / b.scale
+        ok = np.isfinite(mu) & (b.counts >= min_claims) & (distinct >= min_distinct)
+        rows = np.flatnonzero(ok)
+        if rows.size:
+            ise = uniform_ise_to_reference(b.z[rows], b.mask[rows], b.h[rows], mu[rows])
+            cands += [(i, int(r)) for r in rows]
+            score.append(ise)
+            names += [str(fitted.objects[b.index[r]]) for r in rows]
+    if not cands:
+        return []
+    score = np.concatenate(score)
+    order = np.lexsort((np.array(names), score))
+    picked: list[int] = []
+    for q in quantiles:
+        pos = int(round(float(q) * (len(order) - 1)))
+        while pos < len(order) and order[pos] in picked:
+            pos += 1
+        if pos < len(order):
+            picked.append(int(order[pos]))
+    return [cands[p] for p in picked]
+
+
+def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, quantiles, min_claims: int,
+                 min_distinct: int, grid: int):
+    """Case-study densities (PrisCrowd Fig. 3) for the objects :func:`choose_case_studies`
+    picks, on ``grid`` points over the full range of the claims plus ``grid`` points over the
+    view (claims between their 10th and 90th percentiles, the reference ± 4 bandwidths), so the
+    ISE sees every claim and the plot is not flattened by outliers (``view_lo``/``view_hi``)."""
+    min_claims = check_int_at_least("fig3.min_claims", min_claims, 2)
+    min_distinct = check_int_at_least("fig3.min_distinct", min_distinct, 1)
+    grid = check_int_at_least("fig3.grid", grid, 2)
+    for q in quantiles:
+        if not 0.0 <= float(q) <= 1.0:
+            raise ParameterError("fig3.quantiles", q, f"fig3.quantiles must lie in [0, 1], got {q!r}")
+    picks = choose_case_studies(fitted, ref_mu, quantiles=quantiles, min_claims=min_claims,
+                                min_distinct=min_distinct)
     curves, claims = [], []
-    for case, p in enumerate(picks):
-        i, r = cands[p]
+    for case, (i, r) in enumerate(picks):
         b = fitted.batches[i]
         valid = b.mask[r]
         z, h = b.z[r, valid], b.h[r]
         w_ref, mu_ref, sd_ref = _reference(_subset(b, [r]), ref_mu, ref_sd)
-        lo = min(z.min(), mu_ref.min()) - 4 * max(h, sd_ref.max())
-        hi = max(z.max(), mu_ref.max()) + 4 * max(h, sd_ref.max())
-        x = np.linspace(lo, hi, grid)
+        pad = 4 * max(h, sd_ref.max())
+        lo = min(z.min(), mu_ref.min()) - pad
+        hi = max(z.max(), mu_ref.max()) + pad
+        q10, q90 = np.percentile(z, [10, 90])
+        view_lo = min(q10, mu_ref.min()) - pad
+        view_hi = max(q90, mu_ref.max()) + pad
+        x = np.union1d(np.linspace(lo, hi, grid), np.linspace(view_lo, view_hi, grid))
         dens = {}
         for label, method in (("combined", "PrisCrowd"), ("global", "Global"),
                               ("uniform", "Uniform")):
@@ -458,6 +519,7 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: in
             curves.append(pd.DataFrame({
                 "case": case, "task": name, "curve": label, "x_normalised": x,
                 "x": mean + scale * x, "density_normalised": d, "density": d / scale,
+                "view_lo": view_lo, "view_hi": view_hi,
             }))
         src = b.src[r, valid]
         claims.append(pd.DataFrame({
@@ -466,7 +528,8 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, objects: int, min_claims: in
             "local_weight": fitted.local[i][r, valid], "global_weight": fitted.g[src],
             "bandwidth_normalised": h,
         }))
-    cols_c = ["case", "task", "curve", "x_normalised", "x", "density_normalised", "density"]
+    cols_c = ["case", "task", "curve", "x_normalised", "x", "density_normalised", "density",
+              "view_lo", "view_hi"]
     return (pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=cols_c),
             pd.concat(claims, ignore_index=True) if claims else pd.DataFrame())
 
@@ -478,8 +541,8 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     Reference density of object i: ``K_h(. - truth_i)`` (REPRODUCTION_NOTES A.7); only objects
     with a truth are released and scored (the paper: "objects whose ground truths can be
     achieved"). ``claims`` must have no single-claim objects (see
-    :func:`drop_single_claim_objects`). ``fig3`` holds Fig. 3's ``objects``, ``min_claims`` and
-    ``grid``; ``fig4_m`` the release sizes of Fig. 4. ``progress(label)`` is called after
+    :func:`drop_single_claim_objects`). ``fig3`` holds Fig. 3's ``quantiles``, ``min_claims``,
+    ``min_distinct`` and ``grid`` (:func:`choose_case_studies`); ``fig4_m`` the release sizes of Fig. 4. ``progress(label)`` is called after
     each phase (fit, release, case study), for the job's log.
 
     Returns
@@ -490,7 +553,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
         object), ``fig3_curves``, ``fig3_claims``, ``info``.
     """
     ms = _check_ms("fig4.m", fig4_m, params.m)  # before any work: a bad sweep fails at once
-    rng_release, rng_fig3 = rng.spawn(2)
+    rng_release, _ = rng.spawn(2)  # the second stream was Fig. 3's; its cases need no seed now
     step = progress or (lambda label: None)
     fitted = fit_claims_table(claims, params)
     step(f"phase 1 (weights) fitted, {fitted.n_iter_global} global iterations")
@@ -502,7 +565,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     work = _work_rows(ev["candidates"], ev["n_claims"])
     release = _release_rows(ev["release"], params.m)
     budget = _budget_rows(fitted, np.isfinite(ref_mu), params)
-    curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, rng=rng_fig3, **fig3)
+    curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, **fig3)
     step("Fig. 3 case studies drawn")
     info = pd.DataFrame([{
         "tasks": len(fitted.objects), "workers": len(fitted.sources),

@@ -1,0 +1,126 @@
+"""The figure checks (crowdpriv.plotting.figure_problems) that every saved figure passes, each
+with a case that holds and a case that fails, and the helpers figures share (labels, order)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from crowdpriv.aggregate import in_order
+from crowdpriv.labels import dataset_label, set_dataset_labels
+from crowdpriv.plotting import FigureProblems, figure_problems, plain_log_ticks, save_figure, use_style
+
+use_style()
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def _clean_figure():
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [1, 4, 9], label="ours")
+    ax.axhline(0, color="0.5")  # a reference line needs no legend entry
+    ax.set_ylabel("value")
+    ax.legend()
+    return fig, ax
+
+
+def test_clean_figure_passes():
+    fig, _ = _clean_figure()
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_unlabelled_series_fails():
+    fig, ax = _clean_figure()
+    ax.plot([1, 2, 3], [2, 3, 4])
+    assert any("no label" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_labelled_series_missing_from_every_legend_fails():
+    fig, (a, b) = plt.subplots(1, 2)
+    a.plot([1, 2], [1, 2], label="ours")
+    b.plot([1, 2], [1, 2], label="paper")
+    for ax in (a, b):
+        ax.set_ylabel("y")
+    a.legend()
+    problems = figure_problems(fig)
+    assert any("'paper' is in no legend" in p for p in problems)
+    b.legend()
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_same_label_in_two_colours_fails():
+    fig, (a, b) = plt.subplots(1, 2, sharey=True)
+    a.plot([1, 2], [1, 2], label="web", color="tab:blue")
+    b.plot([1, 2], [1, 2], label="web", color="tab:green")
+    a.set_ylabel("y")
+    a.legend()
+    assert any("different colours" in p for p in figure_problems(fig))
+    b.lines[0].set_color("tab:blue")
+    assert figure_problems(fig) == []  # the shared y axis carries the label
+    plt.close(fig)
+
+
+def test_unexplained_band_fails_and_explained_band_passes():
+    fig, ax = _clean_figure()
+    ax.fill_between([1, 2, 3], [0, 3, 8], [2, 5, 10], alpha=0.2)
+    assert any("shaded bands" in p for p in figure_problems(fig))
+    ax.set_title("band: ±1 sd over R")
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_missing_y_label_fails():
+    fig, ax = _clean_figure()
+    ax.set_ylabel("")
+    assert any("no y-axis label" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_overlapping_tick_labels_fail():
+    fig, ax = _clean_figure()
+    ax.set_xticks(np.linspace(1, 3, 16), [f"long label {i}" for i in range(16)])
+    assert any("overlap" in p for p in figure_problems(fig))
+    ax.set_xticks([1, 2, 3], ["a", "b", "c"])
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_scientific_mantissa_ticks_fail_and_plain_log_ticks_fix_them():
+    fig, ax = _clean_figure()
+    ax.set_xscale("log")
+    ax.set_xlim(0.35, 3.5)  # under one decade: matplotlib labels minor ticks as a×10^k
+    problems = figure_problems(fig)
+    assert any("a×10^k" in p for p in problems)
+    plain_log_ticks(fig)
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_save_figure_refuses_and_writes_nothing(tmp_path):
+    fig, ax = _clean_figure()
+    ax.plot([1, 2], [1, 2])
+    with pytest.raises(FigureProblems, match="no label"):
+        save_figure(fig, tmp_path / "f.png")
+    assert not (tmp_path / "f.png").exists()
+    fig, _ = _clean_figure()
+    save_figure(fig, tmp_path / "f.png", tmp_path / "f.svg")
+    assert (tmp_path / "f.png").stat().st_size > 0 and (tmp_path / "f.svg").exists()
+
+
+def test_dataset_labels_mark_surrogates_and_configured_versions():
+    set_dataset_labels({"web": "web (not the paper's version)"})
+    try:
+        assert dataset_label("web") == "web (not the paper's version)"
+        assert dataset_label("stock_surrogate") == "stock (surrogate)"
+        assert dataset_label("population") == "population"
+    finally:
+        set_dataset_labels({})
+
+
+def test_in_order_follows_the_config_and_keeps_unknowns_last():
+    t = pd.DataFrame({"dataset": ["indoor", "population", "zeta", "stock", "population"],
+                      "v": [1, 2, 3, 4, 5]})
+    out = in_order(t, "dataset", ["population", "stock", "indoor"])
+    assert out["dataset"].tolist() == ["population", "population", "stock", "indoor", "zeta"]
+    assert out["v"].tolist() == [2, 5, 4, 1, 3]  # stable within a dataset
