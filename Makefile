@@ -12,6 +12,9 @@ BIN    := $(VENV)/bin
 DATA_CONFIG := mirror_dir=$(if $(wildcard $(MIRROR)),$(abspath $(MIRROR)),) \
                $(if $(MIRROR_URL),mirror_url=$(MIRROR_URL),)
 MIRROR_ARG := --config $(strip $(DATA_CONFIG))
+# Another config on top of config/config.yaml: make reproduce CONFIG=config/quick.yaml
+CONFIG ?=
+CONFIG_ARG := $(if $(CONFIG),--configfile $(CONFIG),)
 
 .PHONY: setup reproduce report test lint mutation benchmarks clean
 
@@ -24,10 +27,13 @@ $(BIN)/.installed: envs/requirements.txt pyproject.toml
 setup: $(BIN)/.installed
 
 reproduce: setup  ## set up, then run the whole pipeline (rule all)
-	$(BIN)/snakemake --cores $(CORES) $(MIRROR_ARG)
+	$(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG) $(MIRROR_ARG)
 
+# The report renders its captions from the config of the run that wrote results/
+# (results/run_config.yaml, written by the pipeline), whatever config that run used.
 report: setup  ## Snakemake's HTML report of every table and figure (after reproduce)
-	$(BIN)/snakemake --report results/report.html $(MIRROR_ARG)
+	@test -f results/run_config.yaml || { echo "no results/run_config.yaml: run make reproduce first"; exit 2; }
+	$(BIN)/snakemake --report results/report.html --configfile results/run_config.yaml $(MIRROR_ARG)
 
 lint: setup
 	$(BIN)/snakefmt --check Snakefile workflow/

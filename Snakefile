@@ -35,4 +35,5 @@ rule all:
         [f for p in PAPERS.values() for f in p["privacy_claims"]],
         [f for p in PAPERS.values() for f in p["releases"]],
         rules.summary.output,
+        rules.report_pages.output,
     localrule: True

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from crowdpriv.data import compare_with_paper, dataset_statistics
-from crowdpriv.runtime import start_job, write_csv, write_markdown
+from crowdpriv.runtime import column_formatter, start_job, write_csv, write_markdown
 from crowdpriv.tables import read_claims, read_truth
 
 logger = start_job(snakemake)
@@ -19,16 +19,24 @@ for name, claims_path, truth_path in zip(
     rows.append(stats)
 table = compare_with_paper(pd.DataFrame(rows), pd.read_csv(snakemake.input.paper))
 write_csv(table, snakemake.output.csv)
-shown = table[
-    ["dataset", "paper", "workers", "paper_workers", "tasks", "paper_tasks", "claims",
-     "paper_claims", "tasks_with_truth", "sparsity_min", "paper_sparsity_min", "sparsity_max",
-     "paper_sparsity_max", "sparsity_avg", "paper_sparsity_avg"]
-]
+# one column per quantity, "ours (paper's)" in each cell: 9 columns instead of 15
+shown = table[["dataset", "paper"]].copy()
+for quantity in ("workers", "tasks", "claims", "tasks_with_truth", "sparsity_min",
+                 "sparsity_max", "sparsity_avg"):
+    ours = column_formatter(table[quantity], thousands=True)
+    paper_column = f"paper_{quantity}"
+    if paper_column in table:
+        theirs = column_formatter(table[paper_column], thousands=True)
+        shown[quantity] = [
+            ours(float(a)) + (f" ({theirs(float(b))})" if pd.notna(b) else "")
+            for a, b in zip(table[quantity], table[paper_column])]
+    else:
+        shown[quantity] = [ours(float(a)) for a in table[quantity]]
 notes = "\n".join(f"- **{r.dataset}**: {r.note}" for r in table.itertuples() if r.note)
 write_markdown(
     shown,
     snakemake.output.md,
-    title="Dataset statistics: ours beside the papers' (paper_*)",
+    title="Dataset statistics: ours (the paper's in brackets)",
     notes="Sparsity = per worker, the fraction of the dataset's tasks it did not answer.\n"
     "stock_surrogate and indoor_surrogate are SURROGATES (simulated workers).\n\n" + notes,
 )

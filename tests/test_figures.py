@@ -124,3 +124,18 @@ def test_in_order_follows_the_config_and_keeps_unknowns_last():
     out = in_order(t, "dataset", ["population", "stock", "indoor"])
     assert out["dataset"].tolist() == ["population", "population", "stock", "indoor", "zeta"]
     assert out["v"].tolist() == [2, 5, 4, 1, 3]  # stable within a dataset
+
+
+def test_results_guide_describes_registered_and_pattern_files():
+    from crowdpriv.results_guide import describe, results_readme, undocumented
+
+    papers = [{"title": "Toy", "figures": [{"label": "Fig. 1", "what": "a curve",
+                                            "files": ["results/toy/fig1.png"]}],
+               "summary_tables": [], "claims": "results/toy/claims.csv", "readings": [],
+               "privacy_claims": [], "releases": []}]
+    files = ["results/toy/fig1.png", "results/toy/claims.csv", "results/logs/a/b/c.log",
+             "results/toy/raw/fig1/point.csv", "results/summary.md", "results/odd/x/y/z.bin"]
+    assert undocumented(files, papers) == ["results/odd/x/y/z.bin"]
+    assert describe("results/toy/fig1.png", {}) == "a figure"
+    text = results_readme(files[:-1], papers, config_note="")
+    assert "Toy, Fig. 1 (figure): a curve" in text and "(not described)" not in text

@@ -24,6 +24,7 @@ __all__ = [
     "FLOAT_FORMAT",
     "Progress",
     "config_key_message",
+    "column_formatter",
     "log_to",
     "markdown_table",
     "start_job",
@@ -180,25 +181,64 @@ def write_csv(df: pd.DataFrame, path: str | Path) -> None:
     df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
+def column_formatter(values, *, digits: int = 4, thousands: bool = False):
+    """One number format for a whole column (a reader compares down a column).
+
+    Integer columns: integers (thousands separators when ``thousands``). Other numeric columns:
+    ``digits`` significant digits in plain notation, trailing zeros dropped (``0.02007``,
+    ``1,977``, ``0.5``) when every nonzero
+    value lies in [1e-3, 1e6), else scientific notation for every value (``7.643e+04``).
+    Infinite values show as ``inf``/``-inf``, NaN as an empty cell.
+    """
+    arr = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce").to_numpy(float)
+    finite = arr[np.isfinite(arr)]
+    integer = finite.size > 0 and bool(np.all(finite == np.round(finite))) and bool(
+        np.all(np.abs(finite) < 1e15))
+    nonzero = np.abs(finite[finite != 0])
+    plain = nonzero.size == 0 or bool((nonzero.min() >= 1e-3) and (nonzero.max() < 1e6))
+    sep = "," if thousands else ""
+
+    def number(value: float) -> str:
+        if value != value:
+            return ""
+        if np.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        if integer:
+            return f"{int(value):{sep}d}"
+        if not plain:
+            return f"{value:.{digits - 1}e}"
+        if value == 0:
+            return "0"
+        decimals = max(0, digits - 1 - int(np.floor(np.log10(abs(value)))))
+        text = f"{value:{sep}.{decimals}f}"
+        return text.rstrip("0").rstrip(".") if "." in text else text
+
+    return number
+
+
 def markdown_table(df: pd.DataFrame, *, digits: int = 4, thousands: bool = False) -> str:
     """The one GitHub Markdown table renderer of the pipeline (no extra dependency).
 
-    Floats are shown to ``digits`` significant digits, integer-valued floats as integers (with
-    thousands separators when ``thousands``), NaN as an empty cell; ``|`` is escaped.
+    Numbers get one format per column (:func:`column_formatter`); text is shown as is with
+    ``|`` escaped; NaN is an empty cell.
     """
+    formats = {}
+    for column in df.columns:
+        series = df[column]
+        if pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series):
+            formats[column] = column_formatter(series, digits=digits, thousands=thousands)
 
-    def cell(value: object) -> str:
-        if isinstance(value, (float, np.floating)):
-            value = float(value)
-            if value != value:  # NaN
-                return ""
-            if value.is_integer() and abs(value) < 1e15:
-                return f"{int(value):,}" if thousands else str(int(value))
-            return f"{value:.{digits}g}"
+    def cell(column, value: object) -> str:
+        if column in formats and not isinstance(value, str):
+            return formats[column](float(value))
+        if isinstance(value, (float, np.floating)) and value != value:
+            return ""
         return str(value).replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| " + " | ".join(map(str, df.columns)) + " |", "|" + "---|" * len(df.columns)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
+    columns = list(df.columns)
+    lines = ["| " + " | ".join(map(str, columns)) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(c, v) for c, v in zip(columns, row)) + " |"
+              for row in df.itertuples(index=False)]
     return "\n".join(lines)
 
 

@@ -173,7 +173,8 @@ def side_by_side(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Pivot a long ours-vs-paper table (``measure``, keys, ``mean``, ``std``, ``paper``) wide.
 
     One row per ``keys``; per measure the columns ``<measure> ours`` (mean ± std, or the mean
-    and R when R = 1 leaves no spread) and ``<measure> paper``.
+    and R when R = 1 leaves no spread), ``<measure> paper`` and, when the table has
+    ``ratio_to_paper``, ``<measure> ours/paper``.
     """
     rows = {}
     for record in table.to_dict("records"):
@@ -185,7 +186,19 @@ def side_by_side(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         ours += f" ± {std:.2g}" if pd.notna(std) else f" (R = {int(record['R'])})"
         row[f"{measure} ours"] = ours
         row[f"{measure} paper"] = record.get("paper", float("nan"))
+        if "ratio_to_paper" in record:
+            row[f"{measure} ours/paper"] = record["ratio_to_paper"]
     return pd.DataFrame(list(rows.values()))
+
+
+def drop_empty_columns(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without the columns no row fills (all NaN or empty text), and without an
+    ``R`` column that is 0 in every row (rows with no simulation, e.g. worked examples)."""
+    empty = [c for c in table.columns
+             if table[c].isna().all() or table[c].astype(str).str.strip().eq("").all()]
+    if "R" in table and pd.to_numeric(table["R"], errors="coerce").fillna(0).eq(0).all():
+        empty.append("R")
+    return table.drop(columns=empty)
 
 
 def _summary_table(spec: Mapping, read_csv: Callable[[str], pd.DataFrame]) -> pd.DataFrame:
@@ -196,7 +209,7 @@ def _summary_table(spec: Mapping, read_csv: Callable[[str], pd.DataFrame]) -> pd
         table = side_by_side(table, list(spec["keys"]))
     if spec.get("columns"):
         table = table[list(spec["columns"])]
-    return table
+    return drop_empty_columns(table)
 
 
 def _read_claims(path: str, read_csv: Callable[[str], pd.DataFrame]) -> pd.DataFrame:

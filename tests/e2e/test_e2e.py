@@ -179,12 +179,18 @@ def test_editing_one_block_reruns_only_its_jobs(full_run, mirror, tmp_path, edit
 
 
 def test_report_renders_every_figure(full_run):
-    """`snakemake --report` embeds every figure of the summary, and each one decodes."""
-    from crowdpriv.report_check import check_report_figures
+    """The report made as `make report` makes it (only --configfile results/run_config.yaml,
+    the run's own config) embeds every figure of the summary, each one decodes; every table
+    is an HTML page with a table; the captions state this run's parameters, not the
+    defaults'; results/README.md describes every file the run wrote."""
+    from crowdpriv.report_check import check_report_figures, embedded_results
+    from crowdpriv.results_guide import PATTERNS, describe
 
+    run_config = yaml.safe_load((full_run / "results/run_config.yaml").read_text())
+    assert run_config["ldp_sparse"]["fig2"]["workers"] == 400  # the quick config's size
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(full_run),
-           "--report", "results/report.html", "--configfile", str(ROOT / "config/config.yaml"),
-           *CONFIGS]
+           "--report", "results/report.html", "--configfile",
+           str(full_run / "results/run_config.yaml")]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     figures = check_report_figures(full_run / "results/report.html")
@@ -192,6 +198,26 @@ def test_report_renders_every_figure(full_run):
     assert len(listed) >= 15
     assert listed <= set(figures), sorted(listed - set(figures))
     assert all(w >= 200 and h >= 100 for w, h in (figures[p] for p in listed))
+
+    html = (full_run / "results/report.html").read_text()
+    embedded = embedded_results(html)
+    pages = {p: data for p, (mime, data) in embedded.items() if mime == "text/html"}
+    for table in ("results/report/priscrowd/table1.html", "results/report/pptd/claims.html",
+                  "results/report/ldp_sparse/claims.html", "results/report/summary.html"):
+        assert table in pages, table
+        assert b"<table>" in pages[table] and b"<td" in pages[table], table
+    assert not [p for p, (mime, _) in embedded.items() if mime in ("text/csv", "text/markdown")]
+    captions = " ".join(re.findall(r'"caption": "((?:[^"\\]|\\.)*)"', html))
+    assert "400 workers \\u00d7 50 tasks" in captions  # quick fig2, not the default 2000 x 200
+    assert "R = 2 repetitions" in captions  # quick LDP R, not the default 10
+    assert "ε ∈ [1, 10, 100]" in captions or "\\u03b5 \\u2208 [1, 10, 100]" in captions
+
+    readme = (full_run / "results/README.md").read_text()
+    written = [str(p.relative_to(full_run)) for p in (full_run / "results").rglob("*")
+               if p.is_file() and p.name != "report.html"]
+    assert not [p for p in written if describe(p, {}) is None], "undocumented outputs"
+    assert "(not described)" not in readme
+    assert PATTERNS and "results/summary.md" in readme and "results/run_config.yaml" in readme
 
 
 def test_identity_readings_reproduce_the_default_claims(full_run):

@@ -461,3 +461,48 @@ def register_privacy_audit(papers, out):
             )
         )
         PAPERS[key]["privacy_claims"].append(f"{out}/{key}_claims.csv")
+
+
+# --- HTML report: every registered table as a page (rule report_pages) ---
+
+
+def report_page_sources():
+    """results/report/<...>.html -> (source table, report category, title): every table the
+    registry lists, as an HTML page the report shows inline (it only links CSV/Markdown).
+    Each page's caption: workflow/report/<same name>.rst if it exists, else table_page.rst.
+    """
+    pages = {
+        "results/report/summary.html": ("results/summary.md", "Summary", "Summary")
+    }
+    if any(p["stats_paper"] for p in PAPERS.values()):
+        pages["results/report/datasets/stats.html"] = (
+            "results/datasets/stats.md",
+            "Datasets",
+            "Dataset statistics",
+        )
+    for paper in PAPERS.values():
+        tables = [(t["csv"], t["caption"]) for t in paper["summary_tables"]]
+        tables += [(paper["claims"], "Claims")]
+        tables += [(f, "Readings") for f in paper["readings"] if f.endswith(".md")]
+        tables += [(f, "Privacy claims") for f in paper["privacy_claims"]]
+        tables += [
+            (f, fig["label"])
+            for fig in paper["figures"]
+            for f in fig["files"]
+            if f.endswith(".md")
+        ]
+        for source, title in tables:
+            name = os.path.splitext(source[len("results/") :])[0]
+            pages.setdefault(
+                f"results/report/{name}.html", (source, paper["category"], title)
+            )
+    return pages
+
+
+def table_caption(page):
+    """Caption of a table page: the table's own caption file, else the generic one."""
+    name = os.path.splitext(page[len("results/report/") :])[0]
+    own = os.path.join(workflow.basedir, "workflow", "report", f"{name}.rst")
+    return (
+        f"../report/{name}.rst" if os.path.exists(own) else "../report/table_page.rst"
+    )

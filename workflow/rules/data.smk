@@ -166,11 +166,7 @@ rule datasets:
         truth=expand(processed("{dataset}", "truth"), dataset=DATASETS),
         paper=paper_values("dataset_stats.csv"),
     output:
-        csv=report(
-            "results/datasets/stats.csv",
-            caption="../report/datasets/stats.rst",
-            category="Datasets",
-        ),
+        csv="results/datasets/stats.csv",
         md="results/datasets/stats.md",
     log:
         "results/logs/data/stats.log",

@@ -158,12 +158,7 @@ rule ldp_sparse_table2:
     input:
         "results/datasets/stats.csv",
     output:
-        csv=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/table2_datasets.csv",
-            caption="../report/ldp_sparse/table2_datasets.rst",
-            subcategory="Table II",
-        ),
+        csv=f"{LDP_OUT}/table2_datasets.csv",
         md=f"{LDP_OUT}/table2_datasets.md",
     log:
         "results/logs/ldp_sparse/table2_datasets.log",
@@ -401,12 +396,7 @@ rule ldp_sparse_bounds:
         rules.ldp_sparse_fig4.output.csv,
         rules.ldp_sparse_fig5.output.csv,
     output:
-        csv=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/bounds.csv",
-            caption="../report/ldp_sparse/bounds.rst",
-            subcategory="Theorems 2, 3, 5",
-        ),
+        csv=f"{LDP_OUT}/bounds.csv",
         md=f"{LDP_OUT}/bounds.md",
     log:
         "results/logs/ldp_sparse/bounds.log",
@@ -429,12 +419,7 @@ rule ldp_sparse_claims:
         bounds=rules.ldp_sparse_bounds.output.csv,
         fig1=rules.ldp_sparse_fig1.output.csv,
     output:
-        csv=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/claims.csv",
-            caption="../report/ldp_sparse/claims.rst",
-            subcategory="Claims",
-        ),
+        csv=f"{LDP_OUT}/claims.csv",
         md=f"{LDP_OUT}/claims.md",
     log:
         "results/logs/ldp_sparse/claims.log",

@@ -205,12 +205,7 @@ rule pptd_claims:
         **{fig: f"results/pptd/raw/{fig}.csv" for fig in PPTD_FIGURES},
         fig7_original=rules.pptd_weights.output.original,
     output:
-        csv=paper_report(
-            "pptd",
-            "results/pptd/claims.csv",
-            caption="../report/pptd/claims.rst",
-            subcategory="Claims",
-        ),
+        csv="results/pptd/claims.csv",
         md="results/pptd/claims.md",
     log:
         "results/logs/pptd/claims.log",

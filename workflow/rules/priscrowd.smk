@@ -166,12 +166,7 @@ rule priscrowd_table1:
         paper=paper_values("priscrowd_table1.csv"),
     output:
         **pris_figure("table1", "Table 1"),
-        csv=paper_report(
-            "priscrowd",
-            "results/priscrowd/table1.csv",
-            caption="../report/priscrowd/table1.rst",
-            subcategory="Table 1",
-        ),
+        csv="results/priscrowd/table1.csv",
         md="results/priscrowd/table1.md",
     log:
         "results/logs/priscrowd/table1.log",
@@ -188,12 +183,7 @@ rule priscrowd_table2:
         paper=paper_values("priscrowd_table2.csv"),
     output:
         **pris_figure("table2", "Table 2"),
-        csv=paper_report(
-            "priscrowd",
-            "results/priscrowd/table2.csv",
-            caption="../report/priscrowd/table2.rst",
-            subcategory="Table 2",
-        ),
+        csv="results/priscrowd/table2.csv",
         md="results/priscrowd/table2.md",
     log:
         "results/logs/priscrowd/table2.log",
@@ -301,12 +291,7 @@ rule priscrowd_claims:
         paper_table1=paper_values("priscrowd_table1.csv"),
         paper_table2=paper_values("priscrowd_table2.csv"),
     output:
-        csv=paper_report(
-            "priscrowd",
-            "results/priscrowd/claims.csv",
-            caption="../report/priscrowd/claims.rst",
-            subcategory="Claims",
-        ),
+        csv="results/priscrowd/claims.csv",
         md="results/priscrowd/claims.md",
     log:
         "results/logs/priscrowd/claims.log",

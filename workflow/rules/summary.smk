@@ -6,11 +6,7 @@ rule summary:
     input:
         unpack(summary_inputs),
     output:
-        md=report(
-            "results/summary.md",
-            caption="../report/summary.rst",
-            category="Summary",
-        ),
+        md="results/summary.md",
         index="results/index.csv",
     log:
         "results/logs/summary.log",
@@ -21,3 +17,38 @@ rule summary:
         papers=lambda wildcards: list(PAPERS.values()),
     script:
         "../../scripts/summary.py"
+
+
+REPORT_PAGES = report_page_sources()
+
+
+rule report_pages:
+    input:
+        sources=sorted({src for src, _, _ in REPORT_PAGES.values()}),
+        everything=lambda wildcards: [
+            f for p in PAPERS.values() for f in registry_files(p)
+        ],
+    output:
+        **{
+            f"page{i}": report(
+                path,
+                caption=table_caption(path),
+                category=category,
+                subcategory="Tables" if category != "Summary" else None,
+                labels={"table": title, "file": source},
+            )
+            for i, (path, (source, category, title)) in enumerate(REPORT_PAGES.items())
+        },
+        run_config="results/run_config.yaml",
+        readme="results/README.md",
+    log:
+        "results/logs/report_pages.log",
+    localrule: True
+    conda:
+        CONDA_ENV
+    params:
+        pages=REPORT_PAGES,
+        papers=lambda wildcards: list(PAPERS.values()),
+        run_config=lambda wildcards: config,
+    script:
+        "../../scripts/report_pages.py"

@@ -1,0 +1,30 @@
+"""Adapter for rule report_pages: every registered table as an HTML page for the report
+(crowdpriv.html), the run's complete config (results/run_config.yaml, which `make report`
+renders the captions from) and results/README.md (crowdpriv.results_guide)."""
+
+from pathlib import Path
+
+import yaml
+
+from crowdpriv.html import csv_page, markdown_page
+from crowdpriv.results_guide import results_readme
+from crowdpriv.runtime import start_job
+
+logger = start_job(snakemake)
+for path, (source, _category, title) in snakemake.params.pages.items():
+    text = csv_page(source, title=title) if source.endswith(".csv") else markdown_page(
+        source, title=title)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(text)
+logger.info("%d table pages written", len(snakemake.params.pages))
+
+Path(snakemake.output.run_config).write_text(
+    "# The complete config of the run that wrote results/ (defaults filled in by the schema).\n"
+    "# `make report` passes it with --configfile so the report's captions state this run.\n"
+    + yaml.safe_dump(dict(snakemake.params.run_config), sort_keys=False, allow_unicode=True))
+
+outputs = {str(p) for p in snakemake.output}
+files = [str(p) for p in Path("results").rglob("*") if p.is_file()] + sorted(outputs)
+Path(snakemake.output.readme).write_text(results_readme(
+    files, snakemake.params.papers,
+    config_note="The parameters of the run are in `run_config.yaml`."))
