@@ -540,14 +540,15 @@ def caveats(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_audit(table: pd.DataFrame, paper: str, paths) -> None:
-    """Claimed ε, audit lower bound and exact ε per audited case of one paper (log scale)."""
-    import matplotlib
+    """Claimed ε, audit lower bound and exact ε per audited case of one paper (log scale),
+    checked and saved by :func:`crowdpriv.plotting.save_figure`."""
+    from .plotting import save_figure, use_style
 
-    matplotlib.use("Agg")
+    use_style()
     import matplotlib.pyplot as plt
 
     sub = table.loc[table["paper"] == paper].reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(7.5, 0.45 * len(sub) + 1.4), constrained_layout=True)
+    fig, ax = plt.subplots(figsize=(12, 0.42 * len(sub) + 1.8), layout="constrained")
     y = np.arange(len(sub))[::-1]
     floor = 1e-3
     ax.scatter(sub["claimed_epsilon"], y, marker="|", s=300, color="k", label="claimed ε")
@@ -556,21 +557,19 @@ def plot_audit(table: pd.DataFrame, paper: str, paths) -> None:
                                          sub[["claimed_epsilon", "exact_epsilon",
                                               "epsilon_lower_bound"]])))
     lb = np.minimum(np.maximum(sub["epsilon_lower_bound"].to_numpy(float), floor), top)
-    ax.scatter(lb, y, marker="o", color="C0", label="audit lower bound (99 %)")
+    ax.scatter(lb, y, marker="o", color="tab:blue", label="audit lower bound (99 %)")
     exact = sub["exact_epsilon"].notna().to_numpy()
     ex = np.minimum(sub["exact_epsilon"].to_numpy(float), top)
-    ax.scatter(ex[exact], y[exact], marker="x", color="C3", label="exact ε")
+    ax.scatter(ex[exact], y[exact], marker="x", color="tab:red", label="exact ε")
     inf = np.isinf(sub["exact_epsilon"].to_numpy(float))
     if inf.any():
-        ax.scatter(np.full(inf.sum(), top), y[inf], marker=">", s=60, color="C3",
+        ax.scatter(np.full(inf.sum(), top), y[inf], marker=">", s=60, color="tab:red",
                    label="unbounded (support differs)")
     ax.set_yticks(y, [f"{m}: {n} [{v}]" for m, n, v in
                       zip(sub["mechanism"], sub["neighbours"], sub["verdict"])], fontsize=7)
     ax.set_xscale("log")
-    ax.set_xlabel("ε")
-    ax.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2,
-              frameon=False)
+    ax.set_xlabel("ε (log scale)")
+    ax.set_ylabel("audited case [verdict]")
+    fig.legend(fontsize=7, loc="outside lower center", ncol=4, frameon=False)
     fig.suptitle(f"Privacy audit: {paper}", fontsize=9)
-    for path in paths:
-        fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, *paths)
