@@ -119,17 +119,15 @@ def results_readme(paths: Iterable[str], papers: Sequence[Mapping], *, config_no
         if top in ("results/logs", "results/benchmarks"):
             lines += [f"- {len(files)} files: {describe(files[0], registered)}", ""]
             continue
-        shown: dict[str, list[str]] = {}
+        # a file in a sub-folder is listed with its folder (one line per folder and meaning)
+        entries: dict[tuple[str, str], int] = {}
         for path in files:
             text = describe(path, registered) or "(not described)"
-            deep = path.count("/") > 2 and path not in registered
-            key = str(Path(path).parent) + "/" if deep else path
-            shown.setdefault(f"{key}\t{text}" if deep else path, []).append(path)
-        for key, members in shown.items():
-            if "\t" in key:
-                folder, text = key.split("\t", 1)
-                lines.append(f"- `{folder}` ({len(members)} files): {text}")
-            else:
-                lines.append(f"- `{key}`: {describe(key, registered) or '(not described)'}")
+            folded = path.count("/") > 2 and path not in registered
+            key = (str(Path(path).parent) + "/" if folded else path, text)
+            entries[key] = entries.get(key, 0) + 1
+        for (shown, text), count in entries.items():
+            many = f" ({count} files)" if shown.endswith("/") else ""
+            lines.append(f"- `{shown}`{many}: {text}")
         lines.append("")
     return "\n".join(lines)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from crowdpriv.labels import dataset_label
+
 __all__ = ["plot_tradeoff", "plot_weights", "plot_runtime"]
 
 TRADEOFF_TITLES = {
@@ -37,10 +39,6 @@ def _save(fig, paths):
     save_figure(fig, *paths)
 
 
-def _dataset_label(dataset: str) -> str:
-    from crowdpriv.labels import dataset_label
-
-    return dataset_label(dataset)
 
 
 def plot_tradeoff(summary: pd.DataFrame, fig_id: str, paths, *, unit: str = "") -> None:
@@ -86,7 +84,7 @@ def plot_tradeoff(summary: pd.DataFrame, fig_id: str, paths, *, unit: str = "") 
     elif group != "lambda1":
         extra = f", λ1 = {summary['lambda1'].iloc[0]:g}"
     fig.suptitle(f"PPTD Fig. {fig_id[3:]}: {TRADEOFF_TITLES[fig_id]} on "
-                 f"{_dataset_label(dataset)}, R = {repetitions}{extra}", fontsize=10)
+                 f"{dataset_label(dataset)}, R = {repetitions}{extra}", fontsize=10)
     _save(fig, paths)
 
 
@@ -115,7 +113,7 @@ def plot_weights(shown: pd.DataFrame, paths) -> None:
     axes[0].set_ylabel("CRH weight")
     axes[0].legend(frameon=False)
     fig.suptitle(
-        f"PPTD Fig. 7: weight comparison on {_dataset_label(shown['dataset'].iloc[0])}, "
+        f"PPTD Fig. 7: weight comparison on {dataset_label(shown['dataset'].iloc[0])}, "
         f"ε = {shown['epsilon'].iloc[0]:g} (λ2 = {shown['lambda2'].iloc[0]:.3g}), one "
         "perturbation", fontsize=10)
     _save(fig, paths)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from crowdpriv.labels import dataset_label
+
 __all__ = [
     "plot_table1",
     "plot_table2",
@@ -28,10 +30,6 @@ def _plt():
     return plt
 
 
-def _label(ds):
-    from crowdpriv.labels import dataset_label
-
-    return dataset_label(ds)
 
 
 def _save(fig, paths):
@@ -50,7 +48,7 @@ def _bars(ax, d, group_col, methods):
                capsize=2)
         ax.scatter(x, dm["paper"], marker="_", s=120, color="k", zorder=3, label="paper",
                    gid=None if j == 0 else "reference")  # one legend entry for the ticks
-    ax.set_xticks(np.arange(len(groups)), [_label(g) for g in groups])
+    ax.set_xticks(np.arange(len(groups)), [dataset_label(g) for g in groups])
     ax.set_yscale("log")
 
 
@@ -67,7 +65,7 @@ def plot_table1(summary: pd.DataFrame, paths):
     unique = dict(zip(labels, handles))
     axes[0].legend(unique.values(), unique.keys(), fontsize=7)
     R = int(summary["R"].max())
-    names = ", ".join(_label(d) for d in dict.fromkeys(summary["dataset"]))
+    names = ", ".join(dataset_label(d) for d in dict.fromkeys(summary["dataset"]))
     fig.suptitle(f"PrisCrowd Table 1: accuracy on {names} (R = {R})", fontsize=10)
     fig.tight_layout()
     _save(fig, paths)  # also closes the figure
@@ -133,7 +131,7 @@ def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths):
             if outside:
                 ax.text(0.99, 0.97, f"{outside} of {len(cl)} claims outside the view",
                         transform=ax.transAxes, ha="right", va="top", fontsize=7)
-        ax.set_title(f"{_label(ds)}: {d['task'].iloc[0]}", fontsize=8)
+        ax.set_title(f"{dataset_label(ds)}: {d['task'].iloc[0]}", fontsize=8)
         ax.set_xlabel("normalised claim")
         ax.set_ylabel("density")
     for ax in axes.ravel()[len(cases):]:
@@ -157,7 +155,7 @@ def plot_fig4(summary: pd.DataFrame, paths):
                 ax.plot(dm["m"], dm["mean"], marker=".", color=_COLORS.get(meth), label=meth)
                 ax.fill_between(dm["m"], dm["mean"] - dm["std"], dm["mean"] + dm["std"],
                                 color=_COLORS.get(meth), alpha=0.2)
-            ax.set_title(f"{_label(ds)}: {measure}", fontsize=9)
+            ax.set_title(f"{dataset_label(ds)}: {measure}", fontsize=9)
             ax.set_xlabel("released claims per object m")
             ax.set_ylabel(measure)
     axes[0, 0].legend(fontsize=7)
@@ -181,13 +179,13 @@ def plot_fig5(work: pd.DataFrame, timings: pd.DataFrame, paths):
         for test, dt in d.groupby("privacy_test", sort=False):
             ax.errorbar(dt["m"], dt["mean"], yerr=dt["std"], marker="o", capsize=2,
                         label=label[bool(test)])
-        ax.set_title(f"{_label(ds)}: candidates tested", fontsize=9)
+        ax.set_title(f"{dataset_label(ds)}: candidates tested", fontsize=9)
         ax.set_ylabel("candidates (all objects)")
         ax = axes[1, col]
         t = timings[timings["dataset"] == ds]
         for test, dt in t.groupby("privacy_test", sort=False):
             ax.plot(dt["m"], dt["seconds"], marker="o", label=label[bool(test)])
-        ax.set_title(f"{_label(ds)}: wall clock (median of {int(t['calls'].min())})", fontsize=9)
+        ax.set_title(f"{dataset_label(ds)}: wall clock (median of {int(t['calls'].min())})", fontsize=9)
         ax.set_ylabel("seconds")
         for ax in axes[:, col]:
             ax.set_xlabel("released claims per object m")
@@ -205,7 +203,7 @@ def plot_release(summary: pd.DataFrame, paths):
     plt = _plt()
     n = len(summary)
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.32 * n), layout="constrained")
-    labels = [f"{_label(d)} · {m}" for d, m in zip(summary["dataset"], summary["method"])]
+    labels = [f"{dataset_label(d)} · {m}" for d, m in zip(summary["dataset"], summary["method"])]
     y = np.arange(n)[::-1]  # first row on top
     left = np.zeros(n)
     for col, c in (("fully", "tab:green"), ("partly", "tab:orange"), ("never", "tab:red")):
@@ -256,7 +254,7 @@ def plot_budget(budget: pd.DataFrame, paths):
             lo, hi = sh[3].min(), sh[3].max()
             text = f"ε = {lo:.3g}" if np.isclose(lo, hi) else f"ε ∈ [{lo:.3g}, {hi:.3g}]"
             left.text(0.01, yi, text, va="center", fontsize=7)
-    left.set_yticks(y, [f"{_label(ds)} · {meth}" for (ds, meth), _ in groups], fontsize=7)
+    left.set_yticks(y, [f"{dataset_label(ds)} · {meth}" for (ds, meth), _ in groups], fontsize=7)
     left.set_xlim(0, 1)
     left.set_xlabel("share of objects")
     left.set_ylabel("dataset · method")
@@ -268,7 +266,7 @@ def plot_budget(budget: pd.DataFrame, paths):
         if v.size:
             right.step(v, np.arange(1, v.size + 1) / len(d), where="post",
                        color=colours[datasets.index(ds) % len(colours)],
-                       ls=styles[methods.index(meth) % len(styles)], label=f"{_label(ds)}, {meth}")
+                       ls=styles[methods.index(meth) % len(styles)], label=f"{dataset_label(ds)}, {meth}")
     right.set_xlabel("per-object delta (Theorem 2)")
     right.set_ylabel("share of objects")
     right.set_ylim(0, 1.02)
