@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from crowdpriv.html import csv_page, markdown_page
+from crowdpriv.html import csv_page, markdown_page, markdown_to_html, page
 from crowdpriv.results_guide import results_readme
 from crowdpriv.runtime import start_job
 
@@ -17,6 +17,11 @@ for path, (source, _category, title) in snakemake.params.pages.items():
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(text)
 logger.info("%d table pages written", len(snakemake.params.pages))
+
+# the report's home page: the summary's head (totals per paper), short enough to be read whole
+summary = Path("results/summary.md").read_text()
+head = summary.split("\n## ", 1)[0]
+Path(snakemake.output.home).write_text(page("Summary", markdown_to_html(head)))
 
 Path(snakemake.output.run_config).write_text(
     "# The complete config of the run that wrote results/ (defaults filled in by the schema).\n"

@@ -29,6 +29,7 @@ div.crowdpriv th { background: #f2f2f2; }
 div.crowdpriv td.num { text-align: right; font-variant-numeric: tabular-nums;
   white-space: nowrap; }
 div.crowdpriv code { background: #f5f5f5; padding: 0 2px; }
+div.crowdpriv code::before, div.crowdpriv code::after { content: none; }
 """
 
 _NUMBER = re.compile(r"^[-+]?(?:[\d,]+\.?\d*|\.\d+)(?:e[-+]?\d+)?$|^-?inf$")

@@ -24,7 +24,8 @@ PATTERNS: Sequence[tuple[str, str]] = (
     ("results/run_config.yaml", "the complete config of the run that wrote these results "
      "(`make report` renders the report's captions from it)"),
     ("results/report.html", "Snakemake's HTML report (`make report`)"),
-    ("results/report/*.html", "the summary as an HTML page (the report's home page)"),
+    ("results/report/summary.html", "the summary as an HTML page (the report's Summary)"),
+    ("results/report/home.html", "the head of the summary, shown on the report's home page"),
     ("results/report/*/*.html", "a table of the run as an HTML page, shown inline in the report"),
     ("results/datasets/stats.*", "dataset statistics, ours beside the papers'"),
     ("results/*/claims.csv", "every claim of the paper: status, statistical basis, evidence"),

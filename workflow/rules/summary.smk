@@ -39,6 +39,7 @@ rule report_pages:
             )
             for i, (path, (source, category, title)) in enumerate(REPORT_PAGES.items())
         },
+        home="results/report/home.html",
         run_config="results/run_config.yaml",
         readme="results/README.md",
     log:
