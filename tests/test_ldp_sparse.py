@@ -50,6 +50,31 @@ def test_bounds_shrink_with_epsilon_and_density():
     )
 
 
+def test_rr_bounds_over_epsilons_equal_the_bound_at_each_epsilon():
+    # the ε-independent worker sums are done once; each ε must give Theorem 3 as evaluated alone
+    r = rng("rr_bounds")
+    m, n = 40, 30
+    answered = r.random((m, n)) < 0.4
+    kw = dict(quality=r.random(m), answered_fraction=answered.mean(1),
+              sigma=r.uniform(0.5, 4, m), truth=r.integers(0, 10, n).astype(float),
+              domain_size=10)
+    epsilons = [0.1, 0.5, 1.0, 3.0, 20.0]
+    for answers in (None, answered):
+        together = L.rr_error_bounds(epsilons=epsilons, answered=answers, **kw)
+        alone = [L.rr_error_bound(epsilon=e, answered=answers, **kw) for e in epsilons]
+        np.testing.assert_allclose(together, alone, rtol=1e-12)
+
+
+def test_laplace_noise_is_laplace():
+    # E1 − E2 with E1, E2 ~ Exp(1) is Lap(0, 1); scaled by b, in the requested dtype
+    b = 2.5
+    x = L.laplace_noise(rng("lap"), (200_000,), b, dtype=np.float32)
+    assert x.dtype == np.float32
+    assert stats.kstest(x.astype(np.float64), stats.laplace(scale=b).cdf).pvalue > 1e-3
+    y = L.laplace_noise(rng("lap64"), (3, 4), 1.0, dtype=np.float64)
+    assert y.shape == (3, 4) and y.dtype == np.float64
+
+
 # ---------------------------------------------------------------- mechanisms
 
 

@@ -80,3 +80,19 @@ def test_every_compute_rule_declares_threads_and_resources(root):
                 if needed not in block:
                     missing.append(f"{path.name}:{name.group(1)} lacks {needed}")
     assert not missing, missing
+
+
+def test_keep_freed_memory_applies_on_glibc_and_changes_no_number():
+    import platform
+
+    import numpy as np
+
+    from crowdpriv.runtime import keep_freed_memory
+
+    before = np.random.default_rng(1).standard_normal(10)
+    applied = keep_freed_memory()
+    assert applied == (platform.libc_ver()[0] == "glibc")
+    big = np.ones(20_000_000, dtype=np.float32)  # above the default mmap threshold
+    assert float(big.sum(dtype=np.float64)) == 20_000_000.0
+    del big
+    np.testing.assert_array_equal(np.random.default_rng(1).standard_normal(10), before)

@@ -24,6 +24,7 @@ __all__ = [
     "FLOAT_FORMAT",
     "Progress",
     "config_key_message",
+    "keep_freed_memory",
     "column_formatter",
     "log_to",
     "markdown_table",
@@ -108,6 +109,37 @@ def _is_input_error(err: BaseException) -> bool:
     return isinstance(err, (ParameterError, DataError, ChecksumError, FileNotFoundError))
 
 
+#: glibc mallopt parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.
+_M_TRIM_THRESHOLD, _M_TOP_PAD, _M_MMAP_THRESHOLD = -1, -2, -3
+
+
+def keep_freed_memory() -> bool:
+    """Let glibc's malloc reuse freed large blocks instead of returning them to the kernel.
+
+    By default every array above ~32 MB is its own ``mmap``: freeing it unmaps it and the next
+    one of that size is faulted in and zeroed again, page by page. The experiments allocate
+    and free such temporaries by the hundred (a 10,000 × 1,000 float32 matrix is 40 MB), which
+    measured 25 % of an LDP-sparse Fig. 4 job (6.1 s of system time of 24.2 s; 0.6 s with
+    this). Large blocks then come from the heap (mmap threshold 1 GiB) and freed memory stays
+    with the process (trim threshold 2 GiB, top pad 256 MiB), so a job's peak resident memory
+    is about the same but is not given back before the job ends. No effect on any number.
+    Returns whether it applied (glibc only; elsewhere nothing changes).
+    """
+    import ctypes
+    import ctypes.util
+    import platform
+
+    if platform.libc_ver()[0] != "glibc":
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return all(libc.mallopt(param, value) == 1 for param, value in (
+            (_M_MMAP_THRESHOLD, 1 << 30), (_M_TRIM_THRESHOLD, (1 << 31) - 1),
+            (_M_TOP_PAD, 1 << 28)))
+    except (OSError, AttributeError):
+        return False
+
+
 def start_job(snakemake: Any) -> logging.Logger:
     """Begin a pipeline job: log to ``snakemake.log[0]``, explain input errors, verify raw files.
 
@@ -118,8 +150,9 @@ def start_job(snakemake: Any) -> logging.Logger:
     ``params.raw_pins`` ({path: {sha256, size}}) are re-verified before anything reads them.
     """
     logger = log_to(snakemake.log[0])
-    logger.info("rule %s, threads %s, BLAS/OpenMP threads %s", snakemake.rule,
-                getattr(snakemake, "threads", "?"), os.environ.get("OPENBLAS_NUM_THREADS", "unset"))
+    logger.info("rule %s, threads %s, BLAS/OpenMP threads %s, freed memory kept: %s",
+                snakemake.rule, getattr(snakemake, "threads", "?"),
+                os.environ.get("OPENBLAS_NUM_THREADS", "unset"), keep_freed_memory())
     params = dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else {}
     keys = params.get("config_keys") or {}
 

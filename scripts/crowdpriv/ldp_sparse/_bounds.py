@@ -14,6 +14,7 @@ from crowdpriv._checks import check_int_at_least, check_positive
 __all__ = [
     "lp_error_bound",
     "rr_error_bound",
+    "rr_error_bounds",
     "mf_error_bound",
     "paper_example_bounds",
 ]
@@ -91,8 +92,25 @@ def rr_error_bound(
         density as printed (3.437 in that example). Other parameters as in
         :func:`lp_error_bound`.
     """
-    k = check_int_at_least("domain_size", domain_size, 2)
     eps = check_positive("epsilon", epsilon)
+    return float(rr_error_bounds(
+        quality=quality, answered_fraction=answered_fraction, sigma=sigma, truth=truth,
+        domain_size=domain_size, epsilons=[eps], answered=answered, weights=weights)[0])
+
+
+def rr_error_bounds(
+    *, quality, answered_fraction, sigma, truth, domain_size, epsilons, answered=None,
+    weights="normalized",
+) -> np.ndarray:
+    """Theorem 3's bound (:func:`rr_error_bound`) at every ε of ``epsilons`` at once.
+
+    Only P_xy depends on ε, so the sums over workers are done once: with
+    c_x(ε) = |μ_j − Σ_y y P_xy(ε)|, the second term of Σ_i q_i e_ij is
+    Σ_x c_x(ε) H_xj where H_xj = Σ_{i∈W̄_j} q_i s_i N(x; μ_j, σ_i) does not depend on ε, and the
+    first is |μ_j − Σ_y y/(e^ε+|Γ|)| Σ_{i∈W̄_j} q_i (1 − s_i).
+    """
+    k = check_int_at_least("domain_size", domain_size, 2)
+    eps = np.array([check_positive("epsilon", e) for e in np.atleast_1d(epsilons)])
     if weights not in ("normalized", "pdf"):
         raise ValueError(f"weights must be 'normalized' or 'pdf', got {weights!r}")
     q = _vec("quality", quality)
@@ -103,31 +121,36 @@ def rr_error_bound(
     mu = _vec("truth", truth)
     q, s, sig = np.broadcast_arrays(q, s, sig)
     gamma = np.arange(k, dtype=np.float64)
-    p_other = np.exp(-eps) / (1.0 + k * np.exp(-eps))  # 1/(e^ε + |Γ|), overflow-free
-    p_keep = 1.0 / (1.0 + k * np.exp(-eps))  # e^ε/(e^ε + |Γ|)
-    null_mean = gamma.sum() * p_other
-    out_mean = (gamma.sum() - gamma) * p_other + gamma * p_keep  # Σ_y y P_xy per x
     # Evaluate the x-sum once per distinct truth value (truths are few answers of Γ).
     mu_u, mu_inv = np.unique(mu, return_inverse=True)
     dens = np.exp(-0.5 * ((gamma[None, None, :] - mu_u[None, :, None]) / sig[:, None, None]) ** 2)
     dens = dens / (np.sqrt(2 * np.pi) * sig[:, None, None])
     if weights == "normalized":
         dens = dens / dens.sum(-1, keepdims=True)
-    term_u = (dens * np.abs(mu_u[None, :, None] - out_mean[None, None, :])).sum(-1)  # (m, U)
-    a_null = np.abs(mu - null_mean)  # (n,)
+    qs_dens = (q * s)[:, None, None] * dens  # (m, U, |Γ|)
     if answered is None:
         tot = np.full(mu.shape, q.sum())
-        first = (q * (1 - s)).sum() * a_null
-        second = ((q * s)[:, None] * term_u).sum(0)[mu_inv]
+        first_weight = np.full(mu.shape, (q * (1 - s)).sum())
+        h = qs_dens.sum(0)[mu_inv]  # (n, |Γ|)
     else:
         w = np.asarray(answered, dtype=np.float64)
         if w.shape != (q.size, mu.size):
             raise ValueError(f"answered must have shape {(q.size, mu.size)}, got {w.shape}")
         tot = q @ w
-        first = ((q * (1 - s)) @ w) * a_null
-        second = (((q * s)[:, None] * term_u).T @ w)[mu_inv, np.arange(mu.size)]
+        first_weight = (q * (1 - s)) @ w
+        h = np.empty((mu.size, k))
+        for u in range(mu_u.size):
+            cols = np.flatnonzero(mu_inv == u)
+            h[cols] = (qs_dens[:, u, :].T @ w[:, cols]).T
+    p_other = np.exp(-eps) / (1.0 + k * np.exp(-eps))  # 1/(e^ε + |Γ|), overflow-free
+    p_keep = 1.0 / (1.0 + k * np.exp(-eps))  # e^ε/(e^ε + |Γ|)
+    null_mean = gamma.sum() * p_other  # (E,)
+    out_mean = (gamma.sum() - gamma)[None, :] * p_other[:, None] + gamma[None, :] * p_keep[:, None]
+    cost = np.abs(mu_u[None, :, None] - out_mean[:, None, :])  # (E, U, |Γ|)
+    second = np.einsum("enx,nx->en", cost[:, mu_inv, :], h)
+    first = first_weight[None, :] * np.abs(mu[None, :] - null_mean[:, None])
     ok = tot > 0
-    return float(((first + second)[ok] / tot[ok]).mean())
+    return ((first + second)[:, ok] / tot[ok]).mean(1)
 
 
 def mf_error_bound(*, quality, n_tasks, d, domain_size, epsilon):

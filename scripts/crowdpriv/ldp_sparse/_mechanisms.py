@@ -21,6 +21,7 @@ from crowdpriv._checks import (
 __all__ = [
     "check_domain_answers",
     "lp_perturb",
+    "laplace_noise",
     "rr_keep_probability",
     "rr_perturb",
     "two_layer_epsilons",
@@ -92,13 +93,29 @@ def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", 
     if isinstance(null_fill, str):
         if null_fill != "uniform":
             raise ValueError(f"null_fill must be 'uniform' or a number in Γ, got {null_fill!r}")
-        fill = rng.integers(0, k, size=a.shape).astype(dtype)
+        # the smallest integer type holding Γ: a quarter of the bytes (and time) of int64 draws
+        fill = rng.integers(0, k, size=a.shape, dtype=np.min_scalar_type(k - 1))
     else:
         check_in_interval("null_fill", null_fill, 0, k - 1, closed_high=True)
         fill = dtype(null_fill)
     out = np.where(null, fill, a).astype(dtype, copy=False)
-    out += rng.laplace(0.0, k / eps, size=a.shape).astype(dtype)
+    out += laplace_noise(rng, a.shape, k / eps, dtype=dtype)
     return out
+
+
+def laplace_noise(rng, shape, scale: float, *, dtype=np.float32) -> np.ndarray:
+    """Lap(0, ``scale``) draws in ``dtype`` as the difference of two standard exponentials.
+
+    E₁ − E₂ with E₁, E₂ ~ Exp(1) independent is Lap(0, 1) exactly; numpy's ziggurat
+    exponential in float32 makes this ~2× faster than ``rng.laplace`` (float64 inverse CDF
+    plus a cast), the largest single cost of the LP experiments. Accuracy experiments only:
+    a release snaps instead (:mod:`crowdpriv.release`), since floating-point Laplace samplers
+    are not exactly ε-DP (Mironov 2012).
+    """
+    noise = rng.standard_exponential(size=shape, dtype=dtype)
+    noise -= rng.standard_exponential(size=shape, dtype=dtype)
+    noise *= np.dtype(dtype).type(scale)
+    return noise
 
 
 def rr_keep_probability(epsilon, domain_size: int):

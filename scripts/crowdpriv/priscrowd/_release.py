@@ -45,9 +45,16 @@ def privacy_levels(y, z, h, gamma):
     ``a = floor(-log P / log gamma)``. Broadcasts ``y``, ``z`` and ``h``.
     """
     y, z, h = (np.asarray(a, dtype=float) for a in (y, z, h))
-    u = (y - z) / h
-    neg_log_p = 0.5 * u * u + np.log(h) + _LOG_SQRT_2PI
-    return np.floor(neg_log_p / np.log(gamma))
+    # in place, in the order of 0.5·u² + log h + log √(2π) (0.5·u·u is exactly 0.5·(u·u))
+    out = np.empty(np.broadcast_shapes(y.shape, z.shape, h.shape))
+    np.subtract(y, z, out=out)
+    out /= h
+    np.square(out, out=out)
+    out *= 0.5
+    out += np.log(h)
+    out += _LOG_SQRT_2PI
+    out /= np.log(gamma)
+    return np.floor(out, out=out)
 
 
 def privacy_test_counts(y, seed, z, mask, h, gamma):
