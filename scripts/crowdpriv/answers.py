@@ -217,15 +217,17 @@ class DenseAnswers:
             mask = None if mask is None else mask[None]
         if a.ndim != 3:
             raise ValueError(f"matrix must be (m, n) or (groups, m, n), got shape {a.shape}")
-        if mask is None:
-            mask = ~np.isnan(a)
-        self.dense = bool(mask.all())
-        if np.isinf(a).any():
-            raise ValueError("answers must be finite or NaN (NULL); found an infinite value")
+        if mask is None and _all_finite(a):
+            self.dense = True  # one reduction instead of a mask: the common case of LP / MF
+        else:
+            mask = ~np.isnan(a) if mask is None else mask
+            self.dense = bool(mask.all())
         self.groups, self.m, self.n = a.shape
         self.n_tasks, self.n_workers = self.groups * self.n, self.groups * self.m
         self.a0 = (a.astype(dtype, copy=False) if self.dense
                    else np.where(mask, a, 0).astype(dtype, copy=False))
+        if not _all_finite(self.a0):  # NULLs are zeros here: only an infinite value is left
+            raise ValueError("answers must be finite or NaN (NULL); found an infinite value")
         self.w = None if self.dense else mask.astype(dtype)
         self.dtype = dtype
         self._worker_counts = (np.full(self.n_workers, float(self.n)) if self.dense
@@ -299,11 +301,19 @@ class DenseAnswers:
         return med.ravel()
 
 
+def _all_finite(a) -> bool:
+    """Whether every value is finite, by one float64 sum (a NaN or ±inf makes it non-finite;
+    float32 values cannot overflow it; float64 ones that do are sent the long way)."""
+    return bool(np.isfinite(np.add.reduce(a, axis=None, dtype=np.float64)))
+
+
 def from_array(matrix, *, dtype=np.float64):
     """An answer source for a ``(m, n)`` or ``(groups, m, n)`` array with ``NaN`` = NULL:
     :class:`DenseAnswers` when more than :data:`DENSE_ABOVE` of the cells are answered (the
     output of a dense-by-design mechanism), else long-format :class:`Answers`."""
     a = np.asarray(matrix)
+    if a.size and _all_finite(a):  # no NULL at all (LP, MF): skip the mask
+        return DenseAnswers(a, dtype=dtype)
     mask = ~np.isnan(a)
     if a.size and np.count_nonzero(mask) > DENSE_ABOVE * a.size:
         return DenseAnswers(a, dtype=dtype, mask=mask)
