@@ -371,15 +371,17 @@ def synthesize(claims, *, m: int = 30, weights: str = "combined", k: int = 5,
         x = b.mean[:, None] + b.scale[:, None] * z
         eps, delta = theorem2_budget(w, b.mask, k=params.k, gamma=params.gamma,
                                      eps0=params.eps0, t=params.t)
-        for g, obj in enumerate(fitted.objects[b.index]):
-            ok = ~np.isnan(x[g])
-            rows.append(pd.DataFrame({"task": obj, "claim": np.flatnonzero(ok) + 1,
-                                      "value": x[g, ok]}))
-            budget.append(dict(task=obj, claims=int(b.counts[g]), released=int(ok.sum()),
-                               epsilon=float(eps[g]), delta=float(delta[g])))
+        objects = np.asarray(fitted.objects[b.index], dtype=object)
+        ok = ~np.isnan(x)
+        g, j = np.nonzero(ok)  # object by object, claims in release order
+        rows.append(pd.DataFrame({"task": objects[g], "claim": j + 1, "value": x[g, j]}))
+        budget.append(pd.DataFrame({"task": objects, "claims": np.asarray(b.counts, dtype=int),
+                                    "released": ok.sum(axis=1), "epsilon": eps.astype(float),
+                                    "delta": delta.astype(float)}))
     data = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(
         columns=["task", "claim", "value"])
-    per = pd.DataFrame(budget)
+    per = (pd.concat(budget, ignore_index=True) if budget else
+           pd.DataFrame(columns=["task", "claims", "released", "epsilon", "delta"]))
     finite = per["epsilon"].replace(np.inf, np.nan).dropna()
     no_guarantee = per.loc[~np.isfinite(per["epsilon"]), "task"].astype(str).tolist()
     short = per.loc[per["released"] < params.m, "task"].astype(str).tolist()

@@ -318,9 +318,13 @@ def priscrowd_cases(block: Mapping) -> list[Case]:
                             h_min=params.h_min)
 
     def release(fixed, which_stat):
+        # The first released claim has the same law for every m (Alg. 1 tests candidates in
+        # order and only stops at the m-th pass), so its cases release one claim: m x cheaper.
+        m_run = 1 if which_stat == "first" else params.m
+
         def sample(rng, n, which):
             z, h = units(d_claims if which == "D" else d2_claims, fixed)
-            out = synthesize(z, mask, h, weights, m=params.m, k=params.k, gamma=params.gamma,
+            out = synthesize(z, mask, h, weights, m=m_run, k=params.k, gamma=params.gamma,
                              eps0=params.eps0, reps=n, batch_size=params.batch_size,
                              max_candidates=params.max_candidates, rng=rng).released[:, 0, :]
             if which_stat == "first":
