@@ -411,3 +411,32 @@ def test_summarise_mean_std_r_and_the_rule_for_one_repetition():
     assert summarise(df, ["m"], "v", sort=True)["m"].tolist() == ["a", "b"]
     with pytest.raises(ValueError, match="lacks column"):
         summarise(df, ["nope"], "v")
+
+
+def test_binomial_tails_and_clopper_pearson_match_scipy():
+    # the claims jobs compute these without scipy.stats (exact for the sign test's p = 1/2)
+    from scipy import stats
+
+    from crowdpriv.significance import binom_cdf, binom_sf, clopper_pearson_upper
+
+    for n in (1, 5, 10, 37, 200):
+        for p in (0.5, 0.05, 0.3, 0.9):
+            for k in range(-1, n + 2):
+                assert binom_cdf(k, n, p) == pytest.approx(stats.binom.cdf(k, n, p), abs=1e-13)
+                assert binom_sf(k, n, p) == pytest.approx(stats.binom.sf(k, n, p), abs=1e-13)
+        for k in range(n):
+            assert clopper_pearson_upper(k, n, 0.05) == pytest.approx(
+                stats.beta.ppf(0.95, k + 1, n - k), abs=1e-12)
+        assert clopper_pearson_upper(n, n, 0.05) == 1.0
+    assert binom_cdf(3, 10, 0.5) == 176 / 1024  # exact dyadic value
+
+
+def test_sign_test_claims_do_not_import_scipy_stats():
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from crowdpriv.significance import Significance, "
+            "decide_cell; decide_cell('c', np.arange(1, 11), Significance(), alpha_fails=0.01); "
+            "print('scipy.stats' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

@@ -36,10 +36,55 @@ import numpy as np
 from .claims import Verdict
 
 def _stats():
-    """scipy.stats, imported on first use (it costs ~0.5 s; most jobs never decide a claim)."""
+    """scipy.stats, imported on first use (~1.2 s per job): only the t-test needs it."""
     from scipy import stats
 
     return stats
+
+
+def binom_cdf(k: int, n: int, p: float) -> float:
+    """P(Bin(n, p) <= k) by direct summation; exact (integer arithmetic) for p = 1/2.
+
+    The sign test's and the rate test's tails, without importing scipy.stats in every claims
+    job: n is a number of repetitions (tens to hundreds), so the sum is short.
+    """
+    k, n = int(k), int(n)
+    if k < 0:
+        return 0.0
+    if k >= n:
+        return 1.0
+    if p == 0.5:
+        return sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    q = 1.0 - p
+    return min(1.0, math.fsum(math.comb(n, i) * p**i * q ** (n - i) for i in range(k + 1)))
+
+
+def binom_sf(k: int, n: int, p: float) -> float:
+    """P(Bin(n, p) > k) (exact for p = 1/2, see :func:`binom_cdf`)."""
+    k, n = int(k), int(n)
+    if k < 0:
+        return 1.0
+    if k >= n:
+        return 0.0
+    if p == 0.5:
+        return sum(math.comb(n, i) for i in range(k + 1, n + 1)) / 2**n
+    q = 1.0 - p
+    return min(1.0, math.fsum(math.comb(n, i) * p**i * q ** (n - i) for i in range(k + 1, n + 1)))
+
+
+def clopper_pearson_upper(k: int, n: int, alpha: float) -> float:
+    """One-sided Clopper-Pearson upper bound of a rate: the u with P(Bin(n, u) <= k) = alpha
+    (the Beta(k + 1, n − k) quantile 1 − alpha), by bisection; 1 when k = n."""
+    if k >= n:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(80):  # the cdf falls in u: halve the bracket to below 1e-16
+        mid = 0.5 * (lo + hi)
+        if binom_cdf(k, n, mid) > alpha:
+            lo = mid
+        else:
+            hi = mid
+    return hi
 
 
 __all__ = [
@@ -128,7 +173,7 @@ def _median_bounds(d: np.ndarray, alpha: float) -> tuple[float, float]:
     """
     n = d.size
     k = np.arange(n + 1)  # pragma: no mutate (k = n never qualifies for alpha < 1/2)
-    ok = _stats().binom.cdf(k - 1, n, 0.5) <= alpha
+    ok = np.array([binom_cdf(j - 1, n, 0.5) for j in k]) <= alpha
     kmax = int(k[ok].max())
     if kmax == 0:
         return -math.inf, math.inf
@@ -159,8 +204,8 @@ def decide_cell(label: str, margins, significance: Significance, *, alpha_fails:
     alpha = significance.alpha
     wins = int((d > 0).sum())
     if significance.test == "sign":
-        p_holds = float(_stats().binom.sf(wins - 1, n, 0.5))
-        p_fails = float(_stats().binom.cdf(wins, n, 0.5))
+        p_holds = binom_sf(wins - 1, n, 0.5)
+        p_fails = binom_cdf(wins, n, 0.5)
         effect = float(np.median(d))
         low, high = _median_bounds(d, alpha)
     else:
@@ -319,13 +364,13 @@ def decide_rate(cells: Mapping[str, object], significance: Significance, *, boun
     for label, happened in cells.items():
         x = np.asarray(happened, dtype=bool).ravel()
         n, k = x.size, int(x.sum())
-        if _stats().binom.cdf(k, n, bound) <= alpha:
+        if binom_cdf(k, n, bound) <= alpha:
             status = "holds"
-        elif _stats().binom.sf(k - 1, n, bound) <= alpha / k_cells:
+        elif binom_sf(k - 1, n, bound) <= alpha / k_cells:
             status = "fails"
         else:
             status = "inconclusive"
-        upper = 1.0 if k == n else float(_stats().beta.ppf(1 - alpha, k + 1, n - k))
+        upper = clopper_pearson_upper(k, n, alpha)
         statuses.append(status)
         parts.append(f"{label}: {k}/{n} with {event} (rate <= {format_number(upper)} at "
                      f"{1 - alpha:.0%}): {status}")
