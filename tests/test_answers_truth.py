@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crowdpriv.answers import Answers, DenseAnswers, from_array
+from crowdpriv.answers import Answers, DenseAnswers, from_array, from_codes
 from crowdpriv.truth import crh, crh_weights, gtm, infer, sun
 
 
@@ -189,3 +189,45 @@ def test_pptd_perturbation_in_long_format():
     assert abs(z.mean()) < 0.05 and abs(z.std() - 1) < 0.05
     with pytest.raises(ValueError, match="lam2"):
         perturb_answers(ans, 0.0, rng=rng)
+
+
+# -- label codes (LDP-sparse's 1-byte answers) -------------------------------------------------
+
+
+def _codes_and_float(rng, groups, m, n, null_share, k=5):
+    codes = rng.integers(0, k, size=(groups, m, n)).astype(np.int8)
+    codes[rng.random(codes.shape) < null_share] = k
+    values = codes.astype(np.float32)
+    values[codes == k] = np.nan
+    return codes, values
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), groups=st.integers(1, 3),
+       null_share=st.sampled_from([0.0, 0.01, 0.5, 0.99, 1.0]),
+       dtype=st.sampled_from([np.float32, np.float64]))
+def test_codes_give_the_numbers_of_the_float_matrix(seed, groups, null_share, dtype):
+    # from_codes must pick the same layout and hold the same numbers as from_array on the
+    # float matrix with NaN for NULL, so results do not depend on the representation
+    rng = np.random.default_rng(seed)
+    codes, values = _codes_and_float(rng, groups, 30, 20, null_share)
+    a, b = from_array(values, dtype=dtype), from_codes(codes, 5, dtype=dtype)
+    assert type(a) is type(b)
+    if isinstance(a, DenseAnswers):
+        for name in ("a0", "w", "_worker_counts", "_task_counts", "_sq"):
+            x, y = getattr(a, name), getattr(b, name)
+            assert (x is None) == (y is None), name
+            if x is not None:
+                assert x.dtype == y.dtype and np.array_equal(x, y), name
+        assert a.dense == b.dense
+    else:
+        for name in ("task", "worker", "value"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    ra, rb = sun(a), sun(b)
+    np.testing.assert_array_equal(ra.truths, rb.truths)
+    np.testing.assert_array_equal(ra.weights, rb.weights)
+
+
+def test_from_codes_refuses_float_codes():
+    with pytest.raises(ValueError, match="integers"):
+        from_codes(np.zeros((2, 2)), 5)

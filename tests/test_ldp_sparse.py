@@ -415,3 +415,70 @@ def test_mf_objective_noise_is_laplace_domain_over_epsilon():
         assert np.abs(eta).mean() == pytest.approx(b, rel=0.03)
         assert eta.var() == pytest.approx(2 * b * b, rel=0.06)
         assert abs(np.median(eta)) < 0.05 * b
+
+
+# ---------------------------------------------------------------- label codes
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), null_share=st.sampled_from([0.0, 0.3, 0.9, 1.0]),
+       eps=st.sampled_from([0.1, 1.0, 5.0]), k=st.sampled_from([2, 5, 10]))
+def test_code_samplers_draw_what_the_float_samplers_draw(seed, null_share, eps, k):
+    # the experiments run the *_codes samplers; the API and the audit the float ones: from the
+    # same generator state they must give the same output (the same draws, in the same order)
+    r = np.random.default_rng(seed)
+    a = r.integers(0, k, size=(2, 40, 30)).astype(np.float32)
+    a[r.random(a.shape) < null_share] = np.nan
+    codes = L.answer_codes(a, k)
+    assert codes.dtype == np.int8
+    np.testing.assert_array_equal(L.codes_to_answers(codes, k), a)
+
+    def same(seeded):
+        return np.random.default_rng([seed, 1]) if seeded else None
+
+    for fill in ("uniform", 1):
+        np.testing.assert_array_equal(
+            L.lp_perturb(a, eps, rng=same(True), domain_size=k, null_fill=fill),
+            L.lp_perturb_codes(codes, eps, rng=same(True), domain_size=k, null_fill=fill))
+    np.testing.assert_array_equal(
+        L.rr_perturb(a, eps, rng=same(True), domain_size=k),
+        L.codes_to_answers(L.rr_perturb_codes(codes, eps, rng=same(True), domain_size=k), k))
+    np.testing.assert_array_equal(
+        L.two_layer_perturb(a, eps, rng=same(True), domain_size=k),
+        L.codes_to_answers(L.two_layer_perturb_codes(codes, eps, rng=same(True), domain_size=k),
+                           k))
+    # inference and MF's preparation read the codes as they read the float matrix
+    np.testing.assert_array_equal(L.infer_truth(codes, null_code=k).truth, L.infer_truth(a).truth)
+    v = L.draw_task_profiles(30, 4, rng=same(True))
+    p_float, p_codes = L.mf_prepare(a, v, domain_size=k), L.mf_prepare(codes, v, domain_size=k,
+                                                                        null_code=k)
+    np.testing.assert_array_equal(p_float.solver, p_codes.solver)
+    np.testing.assert_array_equal(p_float.rhs, p_codes.rhs)
+
+
+def test_rr_codes_wrap_around_the_null_symbol():
+    # (x + shift) mod (|Γ| + 1): from every symbol, every other symbol is reached, never itself
+    k = 4
+    codes = np.repeat(np.arange(k + 1, dtype=np.int8), 20000)[None]
+    out = L.rr_perturb_codes(codes, 1e-9, rng=rng("wrap"), domain_size=k)  # keep p ~ 1/(k+1)
+    for x in range(k + 1):
+        got = np.bincount(out[0, codes[0] == x], minlength=k + 1) / 20000
+        assert got[x] == pytest.approx(1 / (k + 1), abs=0.015)
+        assert np.all(np.abs(np.delete(got, x) - 1 / (k + 1)) < 0.015)
+    assert out.min() >= 0 and out.max() <= k
+
+
+def test_synthetic_codes_are_the_synthetic_answers():
+    for sparsity in (0.0, 0.5, 0.95):
+        ds = L.generate_synthetic(60, 40, sparsity, rng=rng("syn", sparsity))
+        codes, truth, sigma = L.generate_synthetic_codes(60, 40, sparsity, rng=rng("syn", sparsity))
+        np.testing.assert_array_equal(L.codes_to_answers(codes, 10), ds.answers)
+        np.testing.assert_array_equal(truth, ds.truth)
+        np.testing.assert_array_equal(sigma, ds.sigma)
+
+
+def test_answer_codes_check_the_domain():
+    with pytest.raises(ValueError, match="integers in"):
+        L.answer_codes(np.array([[0.0, 5.0]]), 5)
+    with pytest.raises(ValueError, match="<= 63"):
+        L.answer_codes(np.zeros((2, 2)), 64)

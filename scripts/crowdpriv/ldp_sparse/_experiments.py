@@ -19,16 +19,17 @@ from crowdpriv.seeds import derive_rng
 from ._bounds import lp_error_bound, mf_error_bound, paper_example_bounds, rr_error_bounds
 from ._inference import infer_truth, infer_truth_factored, mae
 from ._mechanisms import (
-    check_domain_answers,
+    answer_codes,
+    codes_to_answers,
     draw_task_profiles,
-    lp_perturb,
+    lp_perturb_codes,
     mf_perturb_prepared,
     mf_prepare,
     mf_worker_profiles,
-    rr_perturb,
-    two_layer_perturb,
+    rr_perturb_codes,
+    two_layer_perturb_codes,
 )
-from ._synthetic import generate_synthetic
+from ._synthetic import generate_synthetic_codes
 
 __all__ = [
     "METHODS",
@@ -87,28 +88,28 @@ def _check_epsilons(epsilons):
     return eps
 
 
-def _perturb(method, answers, eps, rng, *, domain_size, mechanisms, mf_prepared):
+def _perturb(method, codes, eps, rng, *, domain_size, mechanisms, mf_prepared):
+    """One mechanism on one repetition's label codes: ``(output, null_code)`` where the
+    output is label codes (RR, 2-Layer; ``null_code`` = |Γ|) or a float matrix (LP, MF, a
+    user's mechanism; ``NaN`` = NULL, ``null_code`` None)."""
     extra = mechanisms.get("extra", {})
     if method in extra:
+        answers = codes_to_answers(codes, domain_size)
         out = np.asarray(load_mechanism(extra[method])(answers, eps, rng=rng, domain_size=domain_size))
         if out.shape != answers.shape:
             raise ValueError(
                 f"mechanism {method!r} returned shape {out.shape}, expected {answers.shape}"
             )
-        return out.astype(answers.dtype, copy=False)
+        return out.astype(answers.dtype, copy=False), None
     if method == "LP":
-        return lp_perturb(
-            answers, eps, rng=rng, domain_size=domain_size,
-            null_fill=mechanisms.get("lp_null_fill", "uniform"), checked=True,
-        )
+        return lp_perturb_codes(codes, eps, rng=rng, domain_size=domain_size,
+                                null_fill=mechanisms.get("lp_null_fill", "uniform")), None
     if method == "RR":
-        return rr_perturb(answers, eps, rng=rng, domain_size=domain_size, checked=True)
+        return rr_perturb_codes(codes, eps, rng=rng, domain_size=domain_size), domain_size
     if method == "2-Layer":
-        return two_layer_perturb(
-            answers, eps, rng=rng, domain_size=domain_size,
-            spread=mechanisms.get("two_layer_spread", 1.0), checked=True,
-        )
-    return mf_perturb_prepared(mf_prepared, eps, rng=rng)
+        return two_layer_perturb_codes(codes, eps, rng=rng, domain_size=domain_size,
+                                       spread=mechanisms.get("two_layer_spread", 1.0)), domain_size
+    return mf_perturb_prepared(mf_prepared, eps, rng=rng), None
 
 
 #: Worker qualities q_i put into the theorems' bounds (config ``ldp_sparse.bound_quality``):
@@ -133,16 +134,17 @@ def _bound_quality(kind, *, sigma, inferred):
 
 
 def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="uniform",
-           quality=None):
+           quality=None, answered_fraction=None):
     """Theorem 2/3/5 bound in an experiment's own setting (for RR, ``eps`` may be a list: the
     bounds at each ε, ε-independent terms computed once).
 
     ``quality`` is q_i (default 1/m as in the paper's examples; see :data:`BOUND_QUALITIES`).
     ``null_fill`` is LP's NULL replacement v; Theorem 2's φ_j uses its mean E(v).
+    ``answered_fraction`` is ``answered.mean(1)`` when the caller has it already.
     """
     m, n = answered.shape
     q = np.full(m, 1.0 / m) if quality is None else np.asarray(quality, dtype=np.float64)
-    s = answered.mean(1)
+    s = answered.mean(1) if answered_fraction is None else answered_fraction
     has_truth = ~np.isnan(truth)
     common = dict(quality=q, answered_fraction=s, sigma=sigma, truth=truth[has_truth],
                   domain_size=domain_size, epsilon=eps)
@@ -180,11 +182,16 @@ def _run_reps(
 ):
     """Shared loop: per chunk of repetitions, infer on the original and on each perturbation.
 
-    ``progress(label)``, when given, is called after each (ε, method) of a chunk of repetitions
-    (the adapters log it; it never affects a number)."""
+    ``make_data(rep)`` returns ``(codes, truth, sigma)``: int8 label codes (NULL = |Γ|,
+    :func:`answer_codes`), the truth per task and the generator's σ_i (or None). With
+    ``fixed_data`` (a real dataset) every repetition has the same answers, so what depends on
+    them alone (the original inference, the own-mean reference, the answered fractions) is
+    computed once. ``progress(label)``, when given, is called after each (ε, method) of a
+    chunk of repetitions (the adapters log it; it never affects a number)."""
     rows = []
     fixed_cache = {}
     fill = (domain_size - 1) / 2.0
+    k = domain_size
     reps = list(range(repetitions))
     chunk = None
     while reps:
@@ -193,28 +200,32 @@ def _run_reps(
         chunk = chunk or max(1, int(max_batch_cells // max(cells, 1)))
         this, reps = reps[:chunk], reps[chunk:]
         data = [first] + [make_data(r) for r in this[1:]]
-        answers = check_domain_answers(np.stack([x[0] for x in data]), domain_size)  # once
+        codes = np.stack([x[0] for x in data])
         truths = [x[1] for x in data]
         sigmas = [x[2] for x in data]
         del data
-        if fixed_data and fixed_cache:
-            orig_truth, orig_sigma = fixed_cache["truth"], fixed_cache["sigma"]
-        else:
-            # Fixed (real) data: the original inference is deterministic, run it once.
-            res0 = infer_truth(answers[:1] if fixed_data else answers, **inference)
-            orig_truth, orig_sigma = res0.truth, res0.sigma
-            fixed_cache.update(truth=orig_truth, sigma=orig_sigma)
         ob = (lambda b: 0) if fixed_data else (lambda b: b)
+        if not (fixed_data and fixed_cache):
+            answered = codes[:1] != k if fixed_data else codes != k
+            # Fixed (real) data: the original inference is deterministic, run it once.
+            res0 = infer_truth(codes[:1] if fixed_data else codes, null_code=k, **inference)
+            # Information-free reference (not in the paper): every worker sends his own mean
+            # answer for every task; Alg. 1 then gives every task the same estimate.
+            counts = answered.sum(-1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                own_mean = (np.where(answered, codes[:len(answered)], 0).sum(-1, dtype=np.float64)
+                            / counts)[..., None]
+            ref = infer_truth(own_mean, **inference)
+            fixed_cache.update(truth=res0.truth, sigma=res0.sigma, ref=ref.truth,
+                               answered=answered, fraction=answered.mean(-1))
+        orig_truth, orig_sigma = fixed_cache["truth"], fixed_cache["sigma"]
+        ref_truth, answered = fixed_cache["ref"], fixed_cache["answered"]
+        fraction = fixed_cache["fraction"]
         mae_o = np.array([mae(t, orig_truth[ob(b)], fill_value=fill) for b, t in enumerate(truths)])
         # Reference: MAE of answering the lowest label (0) for every task, the centre of the
         # synthetic truth and the majority gold label of both real datasets.
         mae_zero = np.array([mae(t, np.zeros_like(t)) for t in truths])
-        # Information-free reference (not in the paper): every worker sends his own mean answer
-        # for every task; Alg. 1 then gives every task the same estimate.
-        with np.errstate(invalid="ignore"):
-            own_mean = np.nanmean(answers, axis=-1, dtype=np.float64)[..., None]
-        ref = infer_truth(np.where(np.isnan(own_mean), np.nan, own_mean), **inference)
-        mae_own = np.array([mae(t, np.broadcast_to(ref.truth[b], t.shape), fill_value=fill)
+        mae_own = np.array([mae(t, np.broadcast_to(ref_truth[ob(b)], t.shape), fill_value=fill)
                             for b, t in enumerate(truths)])
         corr_o = np.array([truth_correlation(t, orig_truth[ob(b)], fill)
                            for b, t in enumerate(truths)])
@@ -223,18 +234,17 @@ def _run_reps(
             if s_ is not None else np.clip(np.nan_to_num(orig_sigma[ob(b)], nan=1.0), 1e-2, None)
             for b, s_ in enumerate(sigmas)
         ]
-        answered = ~np.isnan(answers)
         prepared = {}
         if "MF" in methods:
             for b, rep in enumerate(this):
                 v = draw_task_profiles(
-                    answers.shape[-1], d, rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, "V"),
+                    codes.shape[-1], d, rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, "V"),
                     l1_norm=mechanisms.get("mf_l1_norm", 1.0),
                     signs=mechanisms.get("mf_profiles", "nonnegative"),
                 )
                 prepared[b] = mf_prepare(
-                    answers[b], v, domain_size=domain_size, ridge=mechanisms.get("mf_ridge", 0.0),
-                    checked=True,
+                    codes[b], v, domain_size=domain_size, ridge=mechanisms.get("mf_ridge", 0.0),
+                    null_code=k,
                 )
         rr_bounds = {}
         for eps in epsilons:
@@ -249,12 +259,13 @@ def _run_reps(
                         np.stack(us), np.stack([prepared[b].profiles for b in range(len(this))]),
                         **inference)
                 else:
-                    pert = np.stack([
-                        _perturb(method, answers[b], eps, rngs[b], domain_size=domain_size,
-                                 mechanisms=mechanisms, mf_prepared=prepared.get(b))
-                        for b in range(len(this))
-                    ])
-                    res = infer_truth(pert, **inference)
+                    outs = [_perturb(method, codes[b], eps, rngs[b], domain_size=domain_size,
+                                     mechanisms=mechanisms, mf_prepared=prepared.get(b))
+                            for b in range(len(this))]
+                    null_code = outs[0][1]
+                    pert = np.stack([o for o, _ in outs])
+                    del outs
+                    res = infer_truth(pert, null_code=null_code, **inference)
                     del pert
                 if progress is not None:
                     progress(f"{point}: ε={eps:g} {method} reps {this[0]}-{this[-1]}")
@@ -263,7 +274,8 @@ def _run_reps(
                     quality = _bound_quality(bound_quality, sigma=sig_for_bound[b],
                                              inferred=res.quality[b])
                     bound_args = dict(
-                        answered=answered[b], sigma=sig_for_bound[b], truth=truths[b],
+                        answered=answered[ob(b)], answered_fraction=fraction[ob(b)],
+                        sigma=sig_for_bound[b], truth=truths[b],
                         domain_size=domain_size, d=d, quality=quality,
                         null_fill=mechanisms.get("lp_null_fill", "uniform"))
                     if method == "RR" and bound_quality != "inferred":
@@ -281,7 +293,9 @@ def _run_reps(
                         corr_perturbed=truth_correlation(truths[b], res.truth[b], fill),
                         iterations=int(res.iterations[b]),
                     ))
-        del answers, answered, prepared
+        if not fixed_data:
+            fixed_cache.clear()
+        del codes, prepared
     out = pd.DataFrame(rows)
     # Row order independent of how repetitions were batched.
     order = {m: i for i, m in enumerate(methods)}
@@ -316,11 +330,10 @@ def run_synthetic_point(
     sparsity = float(sparsity)
 
     def make(rep):
-        ds = generate_synthetic(
+        return generate_synthetic_codes(
             m, n, sparsity, rng=derive_rng(seed, "ldp_sparse", experiment, sparsity, rep, "data"),
             domain_size=domain_size, **generator,
         )
-        return ds.answers, ds.truth, ds.sigma
 
     out = _run_reps(
         make, experiment=experiment, point=sparsity, epsilons=epsilons, methods=methods,
@@ -357,8 +370,9 @@ def run_real_dataset(
     r = check_int_at_least("repetitions", repetitions, 1)
     epsilons = _check_epsilons(epsilons)
     methods = _check_methods(methods, (mechanisms or {}).get("extra", {}))
+    codes = answer_codes(a, domain_size)  # checks the labels once
     out = _run_reps(
-        lambda rep: (a, t, None), experiment="fig5", point=dataset, epsilons=epsilons,
+        lambda rep: (codes, t, None), experiment="fig5", point=dataset, epsilons=epsilons,
         methods=methods, repetitions=r, seed=seed, domain_size=domain_size, d=d,
         mechanisms=mechanisms or {}, inference=inference or {}, max_batch_cells=max_batch_cells,
         fixed_data=True, progress=progress, bound_quality=bound_quality,

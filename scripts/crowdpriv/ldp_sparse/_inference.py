@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from crowdpriv.answers import from_array
+from crowdpriv.answers import from_array, from_codes
 from crowdpriv.streaming import FactoredAnswers
 from crowdpriv.truth import sun
 
@@ -49,6 +49,7 @@ def infer_truth(
     max_iter: int = 100,
     sigma_floor: float = 1e-3,
     dtype=np.float32,
+    null_code: int | None = None,
 ) -> TruthInferenceResult:
     """Iterative weighted-mean truth inference with NULL answers (LDP-sparse Alg. 1).
 
@@ -68,13 +69,19 @@ def infer_truth(
         See :func:`crowdpriv.truth.sun`.
     dtype : numpy dtype
         Floating type of the dense matrix products (float32 halves memory traffic).
+    null_code : int, optional
+        When given, ``answers`` are integer label codes with this code for NULL
+        (:func:`crowdpriv.ldp_sparse.answer_codes`); the result is the same as for the float
+        matrix with ``NaN`` for NULL.
     """
     a = np.asarray(answers)
     if a.ndim < 2:
         raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {a.ndim}")
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
-    res = sun(from_array(a.reshape((-1, m, n)), dtype=dtype), tol=tol, max_iter=max_iter,
-              sigma_floor=sigma_floor)
+    flat = a.reshape((-1, m, n))
+    source = (from_array(flat, dtype=dtype) if null_code is None
+              else from_codes(flat, null_code, dtype=dtype))
+    res = sun(source, tol=tol, max_iter=max_iter, sigma_floor=sigma_floor)
     return TruthInferenceResult(res.truths.reshape(batch + (n,)), res.weights.reshape(batch + (m,)),
                                 res.sigma.reshape(batch + (m,)), res.iterations.reshape(batch),
                                 res.converged.reshape(batch))

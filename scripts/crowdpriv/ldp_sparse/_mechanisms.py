@@ -3,6 +3,11 @@ and the 2-Layer baseline (Sec. VI-A, after Li et al. KDD 2018).
 
 Every mechanism maps a worker x task answer matrix (``NaN`` = NULL, values in
 Γ = {0, 1, ..., K-1}; leading batch axes allowed) to a perturbed matrix of the same shape.
+
+The experiments hold answers as int8 *label codes* instead (:func:`answer_codes`: the label, or
+K for NULL; 1 byte per cell instead of 4) and call the ``*_codes`` samplers, which the float
+functions wrap: the same random draws in the same order, so both give the same output for the
+same generator state. RR and 2-Layer return codes (their output alphabet is Γ ∪ {NULL}).
 """
 
 from __future__ import annotations
@@ -20,7 +25,12 @@ from crowdpriv._checks import (
 
 __all__ = [
     "check_domain_answers",
+    "answer_codes",
+    "codes_to_answers",
     "lp_perturb",
+    "lp_perturb_codes",
+    "rr_perturb_codes",
+    "two_layer_perturb_codes",
     "laplace_noise",
     "rr_keep_probability",
     "rr_perturb",
@@ -68,6 +78,26 @@ def check_domain_answers(answers, domain_size: int) -> np.ndarray:
     return a
 
 
+def answer_codes(answers, domain_size: int, *, checked: bool = False) -> np.ndarray:
+    """Int8 label codes of an answer matrix: the label for an answer, ``domain_size`` (|Γ|) for
+    NULL. Checks the answers (:func:`check_domain_answers`) unless ``checked``."""
+    k = check_int_at_least("domain_size", domain_size, 2)
+    if k > 63:
+        raise ValueError(f"label codes hold |Γ| <= 63, got domain_size={k}")
+    a = np.asarray(answers) if checked else check_domain_answers(answers, k)
+    if a.dtype.kind in "iub":
+        return a.astype(np.int8)
+    return np.where(np.isnan(a), k, a).astype(np.int8)
+
+
+def codes_to_answers(codes, domain_size: int, *, dtype=np.float32) -> np.ndarray:
+    """The answer matrix of :func:`answer_codes`' codes (``NaN`` for the NULL code)."""
+    c = np.asarray(codes)
+    out = c.astype(dtype)
+    out[c == int(domain_size)] = np.nan
+    return out
+
+
 def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", dtype=np.float32,
                checked: bool = False):
     """Laplace perturbation with NULL replacement (LDP-sparse Eq. 6-7, Theorem 1).
@@ -86,20 +116,32 @@ def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", 
         |Γ| (the Laplace scale is |Γ|/ε as printed in Eq. 7).
     null_fill : "uniform" or float
     """
+    codes = answer_codes(answers, domain_size, checked=checked)
+    return lp_perturb_codes(codes, epsilon, rng=rng, domain_size=domain_size, null_fill=null_fill,
+                            dtype=dtype)
+
+
+def lp_perturb_codes(codes, epsilon, *, rng, domain_size: int, null_fill="uniform",
+                     dtype=np.float32):
+    """:func:`lp_perturb` on label codes (:func:`answer_codes`); a dense ``dtype`` output.
+
+    Draws, in this order, the NULL fill for every cell (``null_fill="uniform"``) and the
+    Laplace noise (:func:`laplace_noise`).
+    """
     eps = float(_check_epsilon(epsilon))
-    a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
+    c = np.asarray(codes)
     k = int(domain_size)
-    null = np.isnan(a)
     if isinstance(null_fill, str):
         if null_fill != "uniform":
             raise ValueError(f"null_fill must be 'uniform' or a number in Γ, got {null_fill!r}")
         # the smallest integer type holding Γ: a quarter of the bytes (and time) of int64 draws
-        fill = rng.integers(0, k, size=a.shape, dtype=np.min_scalar_type(k - 1))
+        fill = rng.integers(0, k, size=c.shape, dtype=np.min_scalar_type(k - 1))
+        filled = np.where(c == k, fill, c)
     else:
         check_in_interval("null_fill", null_fill, 0, k - 1, closed_high=True)
-        fill = dtype(null_fill)
-    out = np.where(null, fill, a).astype(dtype, copy=False)
-    out += laplace_noise(rng, a.shape, k / eps, dtype=dtype)
+        filled = np.where(c == k, dtype(null_fill), c)
+    out = laplace_noise(rng, c.shape, k / eps, dtype=dtype)
+    out += filled  # the answer (or its fill) plus the noise
     return out
 
 
@@ -144,16 +186,28 @@ def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32,
     domain_size : int
         |Γ|.
     """
-    a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
+    codes = answer_codes(answers, domain_size, checked=checked)
+    out = rr_perturb_codes(codes, epsilon, rng=rng, domain_size=domain_size)
+    return codes_to_answers(out, domain_size, dtype=dtype)
+
+
+def rr_perturb_codes(codes, epsilon, *, rng, domain_size: int) -> np.ndarray:
+    """:func:`rr_perturb` on label codes (:func:`answer_codes`); returns int8 codes.
+
+    Draws one float32 uniform per cell (keep when below e^ε/(|Γ|+e^ε)), then one shift in
+    1..|Γ| per changed cell (int16), in cell order: a changed symbol x becomes
+    (x + shift) mod (|Γ| + 1), uniform over the |Γ| other symbols of Γ ∪ {NULL}.
+    """
+    c = np.asarray(codes)
     k = int(domain_size)
     keep_p = rr_keep_probability(epsilon, k)
-    codes = np.where(np.isnan(a), k, a).astype(np.int16)
-    flip = np.flatnonzero(~(rng.random(a.shape, dtype=np.float32) < keep_p))
+    out = np.array(c, dtype=np.int8, order="C")  # a copy: the input is left alone
+    flip = np.flatnonzero(~(rng.random(c.shape, dtype=np.float32) < keep_p))
     shift = rng.integers(1, k + 1, size=flip.size, dtype=np.int16)
-    flat = codes.reshape(-1)
-    flat[flip] = (flat[flip] + shift) % (k + 1)
-    out = flat.reshape(a.shape).astype(dtype)
-    out[flat.reshape(a.shape) == k] = np.nan
+    flat = out.reshape(-1)
+    shift += flat[flip]
+    shift -= (shift > k) * np.int16(k + 1)  # (x + shift) mod (|Γ| + 1): x + shift <= 2|Γ|
+    flat[flip] = shift
     return out
 
 
@@ -174,12 +228,19 @@ def two_layer_perturb(
     checked: bool = False,
 ):
     """2-Layer baseline: per-worker ε_i (:func:`two_layer_epsilons`), then RR with NULL (Eq. 8)."""
-    a = np.asarray(answers)
-    if a.ndim < 2:
-        raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {a.ndim}")
-    eps_i = two_layer_epsilons(epsilon, a.shape[-2], rng=rng, spread=spread, batch=a.shape[:-2])
-    return rr_perturb(a, eps_i[..., None], rng=rng, domain_size=domain_size, dtype=dtype,
-                      checked=checked)
+    codes = answer_codes(answers, domain_size, checked=checked)
+    out = two_layer_perturb_codes(codes, epsilon, rng=rng, domain_size=domain_size, spread=spread)
+    return codes_to_answers(out, domain_size, dtype=dtype)
+
+
+def two_layer_perturb_codes(codes, epsilon, *, rng, domain_size: int, spread: float = 1.0
+                            ) -> np.ndarray:
+    """:func:`two_layer_perturb` on label codes; returns int8 codes."""
+    c = np.asarray(codes)
+    if c.ndim < 2:
+        raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {c.ndim}")
+    eps_i = two_layer_epsilons(epsilon, c.shape[-2], rng=rng, spread=spread, batch=c.shape[:-2])
+    return rr_perturb_codes(c, eps_i[..., None], rng=rng, domain_size=domain_size)
 
 
 #: Signs of MF's task profiles V: ``nonnegative`` (U(0, 1) entries) or ``signed`` (U(-1, 1)).
@@ -224,7 +285,7 @@ class MFPrepared:
 
 
 def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond: float = 1e-8,
-               checked: bool = False):
+               checked: bool = False, null_code: int | None = None):
     """Set up each worker's closed-form MF solve (LDP-sparse Eq. 9-10).
 
     Setting the gradient of L_DP = Σ_{j∈T_i}(a_ij − uᵀv_j)² + 2uᵀη_i (+ λ‖u‖²) to zero gives
@@ -245,8 +306,16 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
         λ ≥ 0. A ridge term leaves the ε-LDP proof of Theorem 4 intact (it cancels in
         η_i − η_j because u is the same).
     rcond : float
+    null_code : int, optional
+        ``answers`` are label codes (:func:`answer_codes`) with this code for NULL.
     """
-    a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
+    if null_code is not None:
+        c = np.asarray(answers)
+        mask = c != null_code
+        a = np.where(mask, c, 0).astype(np.float32)  # the float path's values, exactly
+    else:
+        a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
+        mask = ~np.isnan(a)
     v = np.asarray(profiles, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] != a.shape[-1]:
         raise ValueError(f"profiles must have shape (d, {a.shape[-1]}), got {v.shape}")
@@ -255,7 +324,6 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
     ridge = check_nonnegative("ridge", ridge)
     rcond = check_nonnegative("rcond", rcond)
     d, n = v.shape
-    mask = ~np.isnan(a)
     outer = np.einsum("an,bn->nab", v, v).reshape(n, d * d)
     gram = (mask.astype(np.float64) @ outer).reshape(a.shape[:-1] + (d, d))
     gram += ridge * np.eye(d)

@@ -8,7 +8,7 @@ import numpy as np
 
 from crowdpriv._checks import check_in_interval, check_int_at_least, check_positive
 
-__all__ = ["SyntheticAnswers", "place_nulls", "generate_synthetic"]
+__all__ = ["SyntheticAnswers", "place_nulls", "generate_synthetic", "generate_synthetic_codes"]
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,28 @@ def place_nulls(n_workers: int, n_tasks: int, sparsity: float, *, rng) -> np.nda
     return mask
 
 
-def generate_synthetic(
+def generate_synthetic(n_workers: int, n_tasks: int, sparsity: float, *, rng, domain_size: int = 10,
+                       dtype=np.float32, **generator) -> SyntheticAnswers:
+    """Synthetic dataset of LDP-sparse Sec. VI-A (answers ``NaN`` = NULL).
+
+    Truth μ_j ~ N(truth_mean, truth_std²) rounded and clipped into Γ = {0, ..., K-1};
+    a random ``high_quality_fraction`` of the workers have σ_i = ``sigma_high``, the rest
+    ``sigma_low``; answers a_ij = μ_j + N(0, σ_i²) rounded and clipped into Γ; then NULLs are
+    placed with :func:`place_nulls` so that every worker has sparsity ``sparsity``.
+    ``generator`` takes the keyword arguments of :func:`generate_synthetic_codes`.
+
+    Returns
+    -------
+    SyntheticAnswers
+    """
+    codes, truth, sigma = generate_synthetic_codes(n_workers, n_tasks, sparsity, rng=rng,
+                                                   domain_size=domain_size, **generator)
+    answers = codes.astype(dtype)
+    answers[codes == domain_size] = np.nan
+    return SyntheticAnswers(answers, truth, sigma)
+
+
+def generate_synthetic_codes(
     n_workers: int,
     n_tasks: int,
     sparsity: float,
@@ -51,22 +72,15 @@ def generate_synthetic(
     sigma_high: float = 1.0,
     sigma_low: float = 5.0,
     high_quality_fraction: float = 0.5,
-    dtype=np.float32,
-) -> SyntheticAnswers:
-    """Synthetic dataset of LDP-sparse Sec. VI-A.
-
-    Truth μ_j ~ N(truth_mean, truth_std²) rounded and clipped into Γ = {0, ..., K-1};
-    a random ``high_quality_fraction`` of the workers have σ_i = ``sigma_high``, the rest
-    ``sigma_low``; answers a_ij = μ_j + N(0, σ_i²) rounded and clipped into Γ; then NULLs are
-    placed with :func:`place_nulls` so that every worker has sparsity ``sparsity``.
-
-    Returns
-    -------
-    SyntheticAnswers
-    """
+):
+    """:func:`generate_synthetic` as int8 label codes (the label, or ``domain_size`` for NULL;
+    :func:`crowdpriv.ldp_sparse.answer_codes`), with the same draws. Returns
+    ``(codes, truth, sigma)``."""
     m = check_int_at_least("n_workers", n_workers, 1)
     n = check_int_at_least("n_tasks", n_tasks, 1)
     k = check_int_at_least("domain_size", domain_size, 2)
+    if k > 63:
+        raise ValueError(f"label codes hold |Γ| <= 63, got domain_size={k}")
     check_in_interval("sparsity", sparsity, 0.0, 1.0)
     truth_std = check_positive("truth_std", truth_std)
     sigma_high = check_positive("sigma_high", sigma_high)
@@ -76,9 +90,12 @@ def generate_synthetic(
     n_high = int(round(frac * m))
     sigma = np.full(m, sigma_low)
     sigma[rng.permutation(m)[:n_high]] = sigma_high
-    noise = rng.standard_normal((m, n), dtype=np.float32) * sigma[:, None].astype(np.float32)
-    answers = np.clip(np.rint(truth[None, :].astype(np.float32) + noise), 0, k - 1).astype(dtype)
-    del noise
+    values = rng.standard_normal((m, n), dtype=np.float32)
+    values *= sigma[:, None].astype(np.float32)
+    values += truth[None, :].astype(np.float32)
+    np.rint(values, out=values)
+    np.clip(values, 0, k - 1, out=values)
+    codes = values.astype(np.int8)
+    del values
     mask = place_nulls(m, n, sparsity, rng=rng)
-    answers[~mask] = np.nan
-    return SyntheticAnswers(answers, truth, sigma)
+    return np.where(mask, codes, np.int8(k)), truth, sigma
