@@ -329,3 +329,62 @@ def test_axis_units_raw_keeps_the_claims_scale():
     assert not np.allclose(zs["ISE"], rs["ISE"])
     with pytest.raises(ValueError, match="units"):
         priscrowd.Params(units="metres")
+
+
+# --- readings derived from the default run's own columns (no re-run) --------------------------
+
+
+def test_derivable_only_for_derived_keys_and_their_methods():
+    keys = {"bound_quality": ("MF",), "sise": None}
+    assert rd.derivable(rd.Reading("q", "a", "w", {"bound_quality": "generator"},
+                                   methods=("MF",)), keys)
+    # LP rows carry no column of the other q's: they would need a re-run
+    assert not rd.derivable(rd.Reading("q", "a", "w", {"bound_quality": "generator"}), keys)
+    assert not rd.derivable(rd.Reading("q", "a", "w", {"bound_quality": "generator"},
+                                       methods=("MF", "LP")), keys)
+    assert rd.derivable(rd.Reading("s", "a", "w", {"sise": "sqrt"}), keys)
+    assert not rd.derivable(rd.Reading("s", "a", "w", {"sise": "sqrt", "m": 3}), keys)
+    assert not rd.derivable(rd.Reading("d", "a", "w", {"sise": "sqrt"}, {"indoor": {"x": 1}}),
+                            keys)
+
+
+@pytest.mark.parametrize("kind", ["generator", "inferred"])
+def test_derived_bound_quality_equals_a_re_run(kind):
+    # the columns the default run writes give exactly what re-running MF with that q gives
+    default = ldp_sparse.run_synthetic_point(methods=["LP", "MF"], **LDP_SMALL)
+    rerun = ldp_sparse.run_synthetic_point(methods=["MF"], bound_quality=kind, **LDP_SMALL)
+    derived = ldp_sparse.derive_tables({"fig2": default}, {"bound_quality": kind}, ("MF",))
+    mf = derived["fig2"].loc[derived["fig2"]["method"] == "MF"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mf, rerun.reset_index(drop=True))
+    lp = derived["fig2"]["method"] == "LP"
+    pd.testing.assert_frame_equal(derived["fig2"].loc[lp], default.loc[lp])  # untouched
+    assert not np.allclose(mf["bound"], default.loc[default["method"] == "MF", "bound"])
+    # the default's own value selects the column it already has: identity
+    same = ldp_sparse.derive_tables({"fig2": default}, {"bound_quality": "uniform"}, ("MF",))
+    pd.testing.assert_frame_equal(same["fig2"], default)
+
+
+def test_derived_sise_equals_a_re_run():
+    default, rerun = _simulated(), _simulated(sise="sqrt")
+    for table in ("table", "fig4"):
+        if table not in default:
+            continue
+        derived = priscrowd.derive_tables({table: default[table]}, {"sise": "sqrt"})[table]
+        pd.testing.assert_frame_equal(derived, rerun[table])
+    same = priscrowd.derive_tables({"table": default["table"]}, {"sise": "squared"})["table"]
+    pd.testing.assert_frame_equal(same, default["table"])
+    assert priscrowd.derive_tables({"t": default["table"]}, {})["t"] is default["table"]
+
+
+def test_configured_derivable_readings_re_run_nothing():
+    # the pipeline's own readings of q and of the SISE are answered from the default tables
+    for paper, module in (("ldp_sparse", ldp_sparse), ("priscrowd", priscrowd)):
+        block = CONFIG[paper]
+        for reading in rd.parse_readings(block["readings"], where=f"{paper}.readings")[1:]:
+            if not rd.derivable(reading, module.DERIVED_KEYS):
+                continue
+            new, absent, notes = module.rerun_tables(
+                reading, rd.apply_override(block, reading.override, where="x"), seed=1,
+                data_paths={}, not_rerun=[])
+            assert new == {} and absent == {} and notes, reading.name
+            assert all("no re-run" in n for n in notes)

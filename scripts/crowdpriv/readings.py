@@ -42,7 +42,9 @@ __all__ = [
     "affected_tables",
     "apply_override",
     "as_written",
+    "derivable",
     "merge_tables",
+    "tables_under",
     "parse_readings",
     "reading_config",
     "robustness",
@@ -159,6 +161,24 @@ def merge_tables(default_tables: Mapping[str, pd.DataFrame], rerun: Mapping[str,
     return out
 
 
+def tables_under(paper, reading: Reading, default_tables: Mapping[str, pd.DataFrame],
+                 rerun_folder: str | Path) -> tuple[dict, dict]:
+    """The claims' tables of ``paper`` (its module) under ``reading``: the tables its re-run
+    job wrote into ``rerun_folder`` replace the default's (:func:`merge_tables`), then the
+    paper's ``derive_tables`` applies the settings whose every value the default run computed
+    (:func:`derivable`). Returns the tables and the ones left out (name -> reason)."""
+    folder = Path(rerun_folder)
+    absent_table = pd.read_csv(folder / "absent.csv")
+    absent = dict(zip(absent_table["table"], absent_table["reason"]))
+    rerun = {name: pd.read_csv(folder / f"{name}.csv") for name in default_tables
+             if (folder / f"{name}.csv").is_file()}
+    methods = None if reading.methods is None else tuple(reading.methods)
+    tables = merge_tables(default_tables, rerun, absent, methods)
+    if hasattr(paper, "derive_tables"):
+        tables = paper.derive_tables(tables, reading.override, methods)
+    return tables, absent
+
+
 def touched_keys(override: Mapping, prefix: str = "") -> list[str]:
     """Dotted paths of every leaf an override sets (``mechanisms.mf_ridge``)."""
     keys = []
@@ -186,6 +206,28 @@ def affected_tables(reading: Reading, table_keys: Mapping[str, Sequence[str]]) -
         if any(t == k or t.startswith(f"{k}.") for t in touched for k in keys):
             out.append(table)
     return out
+
+
+def derivable(reading: Reading, derived_keys: Mapping[str, Sequence[str] | None]) -> bool:
+    """Whether the reading's tables follow from the default run's own columns, with no re-run.
+
+    ``derived_keys`` maps a config key (relative to the paper's block) whose every value the
+    default run already computes as extra columns (e.g. LDP-sparse's Theorem 5 bound under
+    each reading of q_i) to the methods whose rows carry them (None: every row). A reading is
+    derivable when it sets only such keys, no data, and (where the key names methods) re-runs
+    only those methods; the paper's ``derive_tables`` then selects the columns.
+    """
+    touched = touched_keys(reading.override)
+    if reading.data or not touched:
+        return False
+    for key in touched:
+        if key not in derived_keys:
+            return False
+        methods = derived_keys[key]
+        if methods is not None and (reading.methods is None
+                                    or not set(reading.methods) <= set(methods)):
+            return False
+    return True
 
 
 def robustness(statuses: Mapping[str, str], axes: Mapping[str, str]) -> str:

@@ -33,7 +33,8 @@ PATTERNS: Sequence[tuple[str, str]] = (
     ("results/*/readings.csv", "every claim under every named reading (claim × reading)"),
     ("results/*/readings.md", "the readings matrix, each reading's justification and what its "
      "re-run measured"),
-    ("results/*/readings/*/claims.csv", "the claims under one reading"),
+    ("results/*/readings/claims.csv", "every claim under every named reading, with status, "
+     "basis and evidence (column under_reading)"),
     ("results/*/readings/*/rerun/*", "the tables one reading re-ran (absent.csv: tables it "
      "could not re-run; notes.csv: what it did)"),
     ("results/*/*.svg", "the figure as SVG (same content as the PNG)"),

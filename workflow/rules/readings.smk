@@ -1,7 +1,8 @@
 # Readings (crowdpriv.readings): every claim of a paper under each of its named readings.
 # One re-run job per (paper, reading) re-runs only the tables the reading's override reaches
-# (it needs the processed data only, so it runs beside the default experiments); a claims job
-# merges them into the default tables and evaluates the claims; one matrix job per paper.
+# (it needs the processed data only, so it runs beside the default experiments); one job per
+# paper merges them into the default tables, evaluates the claims under every reading and
+# writes the matrix.
 # Papers take part by register_readings() in their rule file.
 
 
@@ -49,36 +50,10 @@ rule reading_rerun:
         "../../scripts/reading_rerun.py"
 
 
-rule reading_claims:
-    input:
-        unpack(lambda w: READINGS[w.reading_paper]["tables"]),
-        rerun="results/{reading_paper}/readings/{reading}/rerun",
-    output:
-        csv="results/{reading_paper}/readings/{reading}/claims.csv",
-    log:
-        "results/logs/{reading_paper}/readings/{reading}_claims.log",
-    wildcard_constraints:
-        reading=reading_wildcards(),
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        paper=lambda w: w.reading_paper,
-        reading=lambda w: reading_spec(w.reading_paper, w.reading),
-        tables=lambda w: list(READINGS[w.reading_paper]["tables"]),
-        claims_kwargs=lambda w: READINGS[w.reading_paper]["claims_kwargs"],
-    script:
-        "../../scripts/reading_claims.py"
-
-
 rule readings_matrix:
     input:
+        unpack(lambda w: READINGS[w.reading_paper]["tables"]),
         default=lambda w: PAPERS[w.reading_paper]["claims"],
-        readings=lambda w: expand(
-            "results/{paper}/readings/{reading}/claims.csv",
-            paper=w.reading_paper,
-            reading=reading_names(w.reading_paper),
-        ),
         reruns=lambda w: expand(
             "results/{paper}/readings/{reading}/rerun",
             paper=w.reading_paper,
@@ -87,6 +62,7 @@ rule readings_matrix:
     output:
         csv="results/{reading_paper}/readings.csv",
         md="results/{reading_paper}/readings.md",
+        claims="results/{reading_paper}/readings/claims.csv",
     log:
         "results/logs/{reading_paper}/readings.log",
     localrule: True
@@ -96,5 +72,7 @@ rule readings_matrix:
         paper=lambda w: w.reading_paper,
         title=lambda w: PAPERS[w.reading_paper]["title"],
         readings=lambda w: config[w.reading_paper]["readings"],
+        tables=lambda w: list(READINGS[w.reading_paper]["tables"]),
+        claims_kwargs=lambda w: READINGS[w.reading_paper]["claims_kwargs"],
     script:
         "../../scripts/readings_matrix.py"

@@ -285,10 +285,17 @@ def _run_reps(
                         bound = rr_bounds[b][eps]
                     else:
                         bound = _bound(method, eps, **bound_args)
+                    # Theorem 5 under every reading of q_i (a reading of q then needs no re-run)
+                    by_quality = {
+                        f"bound_q_{kind}": (_bound("MF", eps, **{**bound_args, "quality": (
+                            _bound_quality(kind, sigma=sig_for_bound[b],
+                                           inferred=res.quality[b]))})
+                            if method == "MF" else np.nan)
+                        for kind in BOUND_QUALITIES}
                     rows.append(dict(
                         epsilon=eps, method=method, rep=rep, mae_original=mae_o[b],
                         mae_perturbed=mae_p, mae_change=mae_p - mae_o[b], bound=bound,
-                        mae_zero=mae_zero[b], mae_ref_own_mean=mae_own[b],
+                        **by_quality, mae_zero=mae_zero[b], mae_ref_own_mean=mae_own[b],
                         corr_original=corr_o[b],
                         corr_perturbed=truth_correlation(truths[b], res.truth[b], fill),
                         iterations=int(res.iterations[b]),

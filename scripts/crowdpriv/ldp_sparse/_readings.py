@@ -12,12 +12,14 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..readings import Reading, affected_tables, as_written
+from ..readings import Reading, affected_tables, as_written, derivable
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
 from ._experiments import answer_distribution, run_real_dataset, run_synthetic_point
 
 __all__ = [
     "TABLE_KEYS",
+    "DERIVED_KEYS",
+    "derive_tables",
     "load_real",
     "synthetic_point",
     "real_point",
@@ -39,6 +41,32 @@ TABLE_KEYS = {
     "fig5": [*_REAL, "fig5"],
     "bounds": ["bounds"],
 }
+
+
+#: Config keys whose every value the default run computes as extra columns, with the methods
+#: whose rows carry them (:func:`crowdpriv.readings.derivable`): Theorem 5's bound under each
+#: reading of q_i (``bound_q_uniform``, ``bound_q_generator``, ``bound_q_inferred`` on MF rows).
+DERIVED_KEYS = {"bound_quality": ("MF",)}
+
+
+def derive_tables(tables: Mapping[str, pd.DataFrame], override: Mapping,
+                  methods: Sequence[str] | None = None) -> dict:
+    """The tables under a reading that sets only :data:`DERIVED_KEYS`: the ``bound`` of the
+    rows of ``methods`` (default: the rows that carry the columns) becomes the column of the
+    reading's q_i. Identity when the override does not set ``bound_quality``."""
+    kind = override.get("bound_quality")
+    if kind is None:
+        return dict(tables)
+    column = f"bound_q_{kind}"
+    out = {}
+    for name, table in tables.items():
+        if column in table.columns:
+            rows = (table["method"].isin(list(methods)) if methods is not None
+                    else table[column].notna())
+            table = table.copy()
+            table.loc[rows, "bound"] = table.loc[rows, column]
+        out[name] = table
+    return out
 
 
 def load_real(claims_path, truth_path, *, domain_size: int):
@@ -116,6 +144,9 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
         return cache[ds]
 
     new, absent, notes = {}, {}, []
+    if derivable(reading, DERIVED_KEYS):
+        return new, absent, [f"{name}: from the default run's columns (no re-run)"
+                             for name in affected_tables(reading, TABLE_KEYS)]
     for name in affected_tables(reading, TABLE_KEYS):
         if name in not_rerun:
             absent[name] = (f"not re-run under reading {reading.name} (its settings reach it; "

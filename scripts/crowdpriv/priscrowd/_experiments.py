@@ -340,7 +340,8 @@ def _score_rows(ise, ms, m, group_of_object=None, reps_label=None, sise="squared
     """Sum per-object ISE into rows of (method, rep, m, ISE, SISE).
 
     SISE (App. D) is Σ_i ISE_i² (``sise="squared"``, as printed) or Σ_i √ISE_i (``"sqrt"``;
-    :data:`SISE_DEFINITIONS`)."""
+    :data:`SISE_DEFINITIONS`); both are also given as ``SISE_squared`` and ``SISE_sqrt``, so a
+    reading of the SISE needs no re-run (:data:`crowdpriv.priscrowd.DERIVED_KEYS`)."""
     rows_t, rows_f = [], []
     for method, arr in ise.items():
         R, N, _ = arr.shape
@@ -352,11 +353,15 @@ def _score_rows(ise, ms, m, group_of_object=None, reps_label=None, sise="squared
         for r in range(R):
             for j in range(arr.shape[2]):
                 tot = np.bincount(groups, weights=arr[r, :, j], minlength=n_groups)
-                per = arr[r, :, j] ** 2 if sise == "squared" else np.sqrt(arr[r, :, j])
-                sq = np.bincount(groups, weights=per, minlength=n_groups)
+                by_definition = {
+                    "squared": np.bincount(groups, weights=arr[r, :, j] ** 2, minlength=n_groups),
+                    "sqrt": np.bincount(groups, weights=np.sqrt(arr[r, :, j]), minlength=n_groups),
+                }
+                sq = by_definition[sise]
                 for gidx in range(n_groups):
                     rep = r if group_of_object is None else gidx
-                    rec = {"method": method, "rep": rep, "ISE": tot[gidx], "SISE": sq[gidx]}
+                    rec = {"method": method, "rep": rep, "ISE": tot[gidx], "SISE": sq[gidx],
+                           **{f"SISE_{name}": v[gidx] for name, v in by_definition.items()}}
                     is_basic = arr.shape[2] == 1 and method.startswith("Basic")
                     if is_basic or ms[j] == m:
                         rows_t.append(rec)

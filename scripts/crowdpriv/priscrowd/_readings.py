@@ -12,13 +12,14 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from ..readings import Reading, affected_tables, as_written
+from ..readings import Reading, affected_tables, as_written, derivable
 from ..seeds import derive_rng
 from ..tables import read_claims, read_truth
 from ._experiments import Params, run_real_dataset, run_simulated, usable_claims
 from ._report import fig3_case_ise
 
-__all__ = ["TABLE_KEYS", "dataset_run", "simulated_run", "rerun_tables"]
+__all__ = ["TABLE_KEYS", "DERIVED_KEYS", "derive_tables", "dataset_run", "simulated_run",
+           "rerun_tables"]
 
 _ALGORITHM = ["units", "bandwidth", "mad_min", "h_min", "hampel_quantiles", "hampel_update", "max_iter",
               "tol", "m", "k", "gamma", "eps0", "batch_size", "max_candidates", "repetitions",
@@ -32,6 +33,32 @@ TABLE_KEYS = {
     "fig3_ise": _RUN,
     "table2": [*_ALGORITHM, "table2"],
 }
+
+
+#: Config keys whose every value the default run computes as extra columns
+#: (:func:`crowdpriv.readings.derivable`): App. D's SISE by either definition (``SISE_squared``,
+#: ``SISE_sqrt``) in every row of Table 1, Table 2 and Fig. 4.
+DERIVED_KEYS = {"sise": None}
+
+
+def derive_tables(tables: Mapping[str, pd.DataFrame], override: Mapping,
+                  methods: Sequence[str] | None = None) -> dict:
+    """The tables under a reading that sets only :data:`DERIVED_KEYS`: ``SISE`` becomes the
+    column of the reading's definition (in the rows of ``methods``, default every row).
+    Identity when the override does not set ``sise``."""
+    kind = override.get("sise")
+    if kind is None:
+        return dict(tables)
+    column = f"SISE_{kind}"
+    out = {}
+    for name, table in tables.items():
+        if column in table.columns:
+            rows = (table["method"].isin(list(methods)) if methods is not None
+                    else slice(None))
+            table = table.copy()
+            table.loc[rows, "SISE"] = table.loc[rows, column]
+        out[name] = table
+    return out
 
 
 def dataset_run(block: Mapping, dataset: str, claims_path, truth_path, *, seed: int,
@@ -82,6 +109,10 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
     """
     methods = reading.methods
     affected = affected_tables(reading, TABLE_KEYS)
+    if derivable(reading, DERIVED_KEYS):
+        # fig5 (work) and fig3_ise read no SISE: unchanged; the others carry both definitions
+        return {}, {}, [f"{name}: from the default run's columns (no re-run)"
+                        for name in affected]
     if methods is not None:
         affected = [t for t in affected if t != "fig3_ise"
                     and (t != "fig5" or "PrisCrowd" in methods)]
