@@ -482,3 +482,78 @@ def test_answer_codes_check_the_domain():
         L.answer_codes(np.array([[0.0, 5.0]]), 5)
     with pytest.raises(ValueError, match="<= 63"):
         L.answer_codes(np.zeros((2, 2)), 64)
+
+
+# ---------------------------------------------------------------- ε-free draws (common random numbers)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 4.0])
+def test_rr_apply_has_eq8_probabilities(dtype, eps):
+    # from every symbol of Γ ∪ {NULL}: keep e^ε/(|Γ|+e^ε), each other symbol 1/(|Γ|+e^ε), with
+    # the float32 draws of the experiments as with the float64 draws of a release
+    k, n = 5, 120_000
+    codes = np.repeat(np.arange(k + 1, dtype=np.int8), n)[None]
+    out = L.rr_apply(codes, L.rr_draws(codes, rng=rng("rra", eps), dtype=dtype), eps,
+                     domain_size=k)
+    keep, other = np.exp(eps) / (k + np.exp(eps)), 1 / (k + np.exp(eps))
+    for x in range(k + 1):
+        freq = np.bincount(out[0, codes[0] == x], minlength=k + 1) / n
+        expect = np.full(k + 1, other)
+        expect[x] = keep
+        se = np.sqrt(expect * (1 - expect) / n)
+        assert np.all(np.abs(freq - expect) < 5 * se), (x, freq, expect)
+
+
+def test_one_set_of_draws_serves_every_epsilon():
+    r = rng("crn")
+    codes = r.integers(0, 6, size=(200, 50)).astype(np.int8)  # 5 = NULL, |Γ| = 5
+    # LP: the same standard noise, scaled by |Γ|/ε
+    draws = L.lp_draws(codes, rng=r, domain_size=5)
+    lo, hi = L.lp_apply(draws, 0.5, domain_size=5), L.lp_apply(draws, 2.0, domain_size=5)
+    filled = draws[0]
+    np.testing.assert_allclose((lo - filled), 4.0 * (hi - filled), rtol=1e-5, atol=1e-4)
+    # RR: a cell kept at a small ε is kept at every larger ε (keep p grows with ε)
+    u = L.rr_draws(codes, rng=r, dtype=np.float32)
+    kept = [L.rr_apply(codes, u, e, domain_size=5) == codes for e in (0.1, 1.0, 3.0)]
+    assert (kept[0] <= kept[1]).all() and (kept[1] <= kept[2]).all()
+    assert kept[0].mean() < kept[2].mean()
+    # 2-Layer: ε_i = ε times a U(1 − spread, 1 + spread) multiplier of the worker
+    mult, _ = L.two_layer_draws(codes, rng=r, spread=0.5)
+    assert mult.shape == (200,) and mult.min() >= 0.5 and mult.max() <= 1.5
+    # MF: η = (|Γ|/ε) η°, the solve is linear in η
+    v = L.draw_task_profiles(50, 4, rng=r)
+    prep = L.mf_prepare(codes, v, domain_size=5, null_code=5)
+    eta0 = L.mf_draws(prep, rng=r)
+    u1, u2 = L.mf_apply(prep, eta0, 1.0), L.mf_apply(prep, eta0, 2.0)
+    base = L.mf_apply(prep, np.zeros_like(eta0), 1.0)
+    np.testing.assert_allclose(u1 - base, 2.0 * (u2 - base), rtol=1e-9, atol=1e-9)
+
+
+def test_mf_worker_profiles_draw_laplace_domain_over_epsilon():
+    # the API's one-ε path: numpy's laplace(0, b) is b times laplace(0, 1), so the draws are
+    # those of rng.laplace(0, |Γ|/ε)
+    r = rng("mfapi")
+    v = L.draw_task_profiles(40, 5, rng=r)
+    a = r.integers(0, 5, size=(30, 40)).astype(float)
+    prep = L.mf_prepare(a, v, domain_size=5)
+    u, eta = L.mf_worker_profiles(prep, 0.5, rng=np.random.default_rng(9))
+    np.testing.assert_array_equal(eta, np.random.default_rng(9).laplace(0.0, 10.0, (30, 5)))
+    np.testing.assert_allclose(u, np.einsum("...ij,...j->...i", prep.solver, prep.rhs - eta))
+
+
+def test_mf_solver_inverse_where_positive_definite_pseudo_inverse_elsewhere():
+    r = rng("mfsolver")
+    n, d = 40, 6
+    v = L.draw_task_profiles(n, d, rng=r)
+    a = r.integers(0, 5, size=(5, n)).astype(float)
+    a[0, 3:] = np.nan  # 3 answers < d: singular, minimum norm
+    prep = L.mf_prepare(a, v, domain_size=5)
+    for i in range(5):
+        t = ~np.isnan(a[i])
+        g = v[:, t] @ v[:, t].T
+        expect = np.linalg.pinv(g, rcond=1e-8, hermitian=True)
+        np.testing.assert_allclose(prep.solver[i], expect, rtol=1e-6, atol=1e-8 * np.abs(expect).max())
+    ridge = L.mf_prepare(a, v, domain_size=5, ridge=0.5)  # λ > 0: every worker inverted
+    t = ~np.isnan(a[0])
+    np.testing.assert_allclose(ridge.solver[0], np.linalg.inv(v[:, t] @ v[:, t].T + 0.5 * np.eye(d)))

@@ -2,7 +2,9 @@
 answer distributions (Fig. 1), summaries and the bounds table (the claims: ``_claims.py``).
 
 Every stochastic step draws from ``derive_rng(seed, "ldp_sparse", experiment, point, rep, ...)``
-so a point's numbers do not depend on which other points or repetitions are run with it.
+so a point's numbers do not depend on which other points or repetitions are run with it. A
+mechanism draws once per repetition (``..., rep, method``) and maps the draws to every ε of the
+sweep (common random numbers, :mod:`._mechanisms`); answers are int8 label codes throughout.
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ from ._mechanisms import (
     answer_codes,
     codes_to_answers,
     draw_task_profiles,
-    lp_perturb_codes,
-    mf_perturb_prepared,
+    lp_apply,
+    lp_draws,
+    mf_apply,
+    mf_draws,
     mf_prepare,
-    mf_worker_profiles,
-    rr_perturb_codes,
-    two_layer_perturb_codes,
+    rr_apply,
+    rr_draws,
+    two_layer_apply,
+    two_layer_draws,
 )
 from ._synthetic import generate_synthetic_codes
 
@@ -88,28 +93,41 @@ def _check_epsilons(epsilons):
     return eps
 
 
-def _perturb(method, codes, eps, rng, *, domain_size, mechanisms, mf_prepared):
-    """One mechanism on one repetition's label codes: ``(output, null_code)`` where the
-    output is label codes (RR, 2-Layer; ``null_code`` = |Γ|) or a float matrix (LP, MF, a
-    user's mechanism; ``NaN`` = NULL, ``null_code`` None)."""
-    extra = mechanisms.get("extra", {})
-    if method in extra:
-        answers = codes_to_answers(codes, domain_size)
-        out = np.asarray(load_mechanism(extra[method])(answers, eps, rng=rng, domain_size=domain_size))
-        if out.shape != answers.shape:
-            raise ValueError(
-                f"mechanism {method!r} returned shape {out.shape}, expected {answers.shape}"
-            )
-        return out.astype(answers.dtype, copy=False), None
+def _draws(method, codes, mf_prepared, *, domain_size, mechanisms, rng):
+    """One repetition's ε-free draws for a built-in mechanism (:mod:`._mechanisms`), shared by
+    every ε of the sweep; uniforms and noise in float32 (the experiments measure accuracy)."""
     if method == "LP":
-        return lp_perturb_codes(codes, eps, rng=rng, domain_size=domain_size,
-                                null_fill=mechanisms.get("lp_null_fill", "uniform")), None
+        return lp_draws(codes, rng=rng, domain_size=domain_size,
+                        null_fill=mechanisms.get("lp_null_fill", "uniform"))
     if method == "RR":
-        return rr_perturb_codes(codes, eps, rng=rng, domain_size=domain_size), domain_size
+        return rr_draws(codes, rng=rng, dtype=np.float32)
     if method == "2-Layer":
-        return two_layer_perturb_codes(codes, eps, rng=rng, domain_size=domain_size,
-                                       spread=mechanisms.get("two_layer_spread", 1.0)), domain_size
-    return mf_perturb_prepared(mf_prepared, eps, rng=rng), None
+        return two_layer_draws(codes, rng=rng, spread=mechanisms.get("two_layer_spread", 1.0),
+                               dtype=np.float32)
+    return mf_draws(mf_prepared, rng=rng)
+
+
+def _apply(method, codes, draws, eps, *, domain_size):
+    """A built-in mechanism's output at ε from its draws: ``(output, null_code)``, label codes
+    for RR and 2-Layer (``null_code`` = |Γ|), a dense float matrix for LP (None)."""
+    if method == "LP":
+        return lp_apply(draws, eps, domain_size=domain_size), None
+    if method == "RR":
+        return rr_apply(codes, draws, eps, domain_size=domain_size), domain_size
+    return two_layer_apply(codes, draws, eps, domain_size=domain_size), domain_size
+
+
+def _perturb(method, codes, eps, rng, *, domain_size, mechanisms):
+    """A user's mechanism (config ``mechanisms.extra``) on one repetition's label codes, as
+    ``(output, None)``: a float matrix, ``NaN`` = NULL."""
+    answers = codes_to_answers(codes, domain_size)
+    out = np.asarray(load_mechanism(mechanisms["extra"][method])(answers, eps, rng=rng,
+                                                                 domain_size=domain_size))
+    if out.shape != answers.shape:
+        raise ValueError(
+            f"mechanism {method!r} returned shape {out.shape}, expected {answers.shape}"
+        )
+    return out.astype(answers.dtype, copy=False), None
 
 
 #: Worker qualities q_i put into the theorems' bounds (config ``ldp_sparse.bound_quality``):
@@ -247,21 +265,32 @@ def _run_reps(
                     null_code=k,
                 )
         rr_bounds = {}
-        for eps in epsilons:
-            for method in methods:
-                rngs = [derive_rng(seed, "ldp_sparse", experiment, point, rep, method, eps)
-                        for rep in this]
-                if method == "MF" and method not in mechanisms.get("extra", {}):
-                    # MF's dense output U·V is answered from its factors (same draws).
-                    us = [mf_worker_profiles(prepared[b], eps, rng=rngs[b])[0]
-                          for b in range(len(this))]
+        extra = mechanisms.get("extra", {})
+        for method in methods:
+            # the ε-free draws of each repetition, shared by every ε (common random numbers)
+            draws = None if method in extra else [
+                _draws(method, codes[b], prepared.get(b), domain_size=domain_size,
+                       mechanisms=mechanisms,
+                       rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, method))
+                for b, rep in enumerate(this)]
+            for eps in epsilons:
+                if method in extra:  # a user's mechanism draws afresh at each ε
+                    outs = [_perturb(method, codes[b], eps,
+                                     derive_rng(seed, "ldp_sparse", experiment, point, rep, method,
+                                                eps),
+                                     domain_size=domain_size, mechanisms=mechanisms)
+                            for b, rep in enumerate(this)]
+                elif method == "MF":
+                    # MF's dense output U·V is answered from its factors.
+                    us = [mf_apply(prepared[b], draws[b], eps) for b in range(len(this))]
                     res = infer_truth_factored(
                         np.stack(us), np.stack([prepared[b].profiles for b in range(len(this))]),
                         **inference)
+                    outs = None
                 else:
-                    outs = [_perturb(method, codes[b], eps, rngs[b], domain_size=domain_size,
-                                     mechanisms=mechanisms, mf_prepared=prepared.get(b))
+                    outs = [_apply(method, codes[b], draws[b], eps, domain_size=domain_size)
                             for b in range(len(this))]
+                if outs is not None:
                     null_code = outs[0][1]
                     pert = np.stack([o for o, _ in outs])
                     del outs

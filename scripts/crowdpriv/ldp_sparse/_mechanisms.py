@@ -8,6 +8,13 @@ The experiments hold answers as int8 *label codes* instead (:func:`answer_codes`
 K for NULL; 1 byte per cell instead of 4) and call the ``*_codes`` samplers, which the float
 functions wrap: the same random draws in the same order, so both give the same output for the
 same generator state. RR and 2-Layer return codes (their output alphabet is Γ ∪ {NULL}).
+
+Every sampler is split into its ε-free draws (``*_draws``: LP's NULL fill and standard Laplace
+noise, RR's uniforms, 2-Layer's budget multipliers, MF's standard Laplace η) and a cheap
+deterministic map of those draws at a given ε (``*_apply``). A sweep over ε draws once and
+applies the map per ε: common random numbers (the same draws at every ε of a repetition), so
+the ε sweep costs one draw instead of one per ε and the paired comparisons across ε that the
+claims make isolate the effect of ε. Each ε still gets exactly its mechanism's distribution.
 """
 
 from __future__ import annotations
@@ -29,8 +36,16 @@ __all__ = [
     "codes_to_answers",
     "lp_perturb",
     "lp_perturb_codes",
+    "lp_draws",
+    "lp_apply",
     "rr_perturb_codes",
+    "rr_draws",
+    "rr_apply",
     "two_layer_perturb_codes",
+    "two_layer_draws",
+    "two_layer_apply",
+    "mf_draws",
+    "mf_apply",
     "laplace_noise",
     "rr_keep_probability",
     "rr_perturb",
@@ -123,12 +138,17 @@ def lp_perturb(answers, epsilon, *, rng, domain_size: int, null_fill="uniform", 
 
 def lp_perturb_codes(codes, epsilon, *, rng, domain_size: int, null_fill="uniform",
                      dtype=np.float32):
-    """:func:`lp_perturb` on label codes (:func:`answer_codes`); a dense ``dtype`` output.
-
-    Draws, in this order, the NULL fill for every cell (``null_fill="uniform"``) and the
-    Laplace noise (:func:`laplace_noise`).
-    """
+    """:func:`lp_perturb` on label codes (:func:`answer_codes`); a dense ``dtype`` output:
+    :func:`lp_apply` of :func:`lp_draws`."""
     eps = float(_check_epsilon(epsilon))
+    draws = lp_draws(codes, rng=rng, domain_size=domain_size, null_fill=null_fill, dtype=dtype)
+    return lp_apply(draws, eps, domain_size=domain_size)
+
+
+def lp_draws(codes, *, rng, domain_size: int, null_fill="uniform", dtype=np.float32):
+    """LP's ε-free draws for label codes: ``(filled, noise)``, the answer or (for NULL) its
+    replacement v (``null_fill="uniform"``: uniform in Γ, drawn for every cell first; a number:
+    that constant) and standard Laplace noise (:func:`laplace_noise` with scale 1)."""
     c = np.asarray(codes)
     k = int(domain_size)
     if isinstance(null_fill, str):
@@ -140,7 +160,14 @@ def lp_perturb_codes(codes, epsilon, *, rng, domain_size: int, null_fill="unifor
     else:
         check_in_interval("null_fill", null_fill, 0, k - 1, closed_high=True)
         filled = np.where(c == k, dtype(null_fill), c)
-    out = laplace_noise(rng, c.shape, k / eps, dtype=dtype)
+    return filled, laplace_noise(rng, c.shape, 1.0, dtype=dtype)
+
+
+def lp_apply(draws, epsilon, *, domain_size: int) -> np.ndarray:
+    """LP's output at ε from :func:`lp_draws`: filled + (|Γ|/ε)·noise (Eq. 6-7), dense."""
+    filled, noise = draws
+    eps = float(_check_epsilon(epsilon))
+    out = np.multiply(noise, noise.dtype.type(int(domain_size) / eps))
     out += filled  # the answer (or its fill) plus the noise
     return out
 
@@ -191,23 +218,44 @@ def rr_perturb(answers, epsilon, *, rng, domain_size: int, dtype=np.float32,
     return codes_to_answers(out, domain_size, dtype=dtype)
 
 
-def rr_perturb_codes(codes, epsilon, *, rng, domain_size: int) -> np.ndarray:
-    """:func:`rr_perturb` on label codes (:func:`answer_codes`); returns int8 codes.
+def rr_perturb_codes(codes, epsilon, *, rng, domain_size: int, dtype=np.float64) -> np.ndarray:
+    """:func:`rr_perturb` on label codes (:func:`answer_codes`); returns int8 codes:
+    :func:`rr_apply` of :func:`rr_draws` (uniforms in ``dtype``: float64 by default, so every
+    output probability is exact to about 1e-16)."""
+    return rr_apply(codes, rr_draws(codes, rng=rng, dtype=dtype), epsilon, domain_size=domain_size)
 
-    Draws one float32 uniform per cell (keep when below e^ε/(|Γ|+e^ε)), then one shift in
-    1..|Γ| per changed cell (int16), in cell order: a changed symbol x becomes
-    (x + shift) mod (|Γ| + 1), uniform over the |Γ| other symbols of Γ ∪ {NULL}.
+
+def rr_draws(codes, *, rng, dtype=np.float64) -> np.ndarray:
+    """RR's ε-free draws: one uniform on [0, 1) per cell (float32 halves the cost; its 2⁻²⁴
+    grid moves each output probability by about 1e-7, for accuracy experiments)."""
+    return rng.random(np.shape(codes), dtype=dtype)
+
+
+def rr_apply(codes, uniforms, epsilon, *, domain_size: int) -> np.ndarray:
+    """RR's output symbols at ε from :func:`rr_draws` (LDP-sparse Eq. 8), int8 codes.
+
+    A cell keeps its symbol x when its uniform u < p = e^ε/(|Γ|+e^ε); otherwise
+    s = 1 + ⌊(u − p)/(1 − p)·|Γ|⌋ ∈ {1, …, |Γ|} (uniform given u ≥ p) and it becomes
+    (x + s) mod (|Γ| + 1): each of the |Γ| other symbols of Γ ∪ {NULL} with probability
+    1/(|Γ|+e^ε). ``epsilon`` may be per worker, broadcastable to ``(..., m, 1)`` (2-Layer).
     """
     c = np.asarray(codes)
+    u = np.asarray(uniforms)
+    if u.shape != c.shape:
+        raise ValueError(f"uniforms must have the shape of the codes {c.shape}, got {u.shape}")
     k = int(domain_size)
-    keep_p = rr_keep_probability(epsilon, k)
-    out = np.array(c, dtype=np.int8, order="C")  # a copy: the input is left alone
-    flip = np.flatnonzero(~(rng.random(c.shape, dtype=np.float32) < keep_p))
-    shift = rng.integers(1, k + 1, size=flip.size, dtype=np.int16)
-    flat = out.reshape(-1)
-    shift += flat[flip]
-    shift -= (shift > k) * np.int16(k + 1)  # (x + shift) mod (|Γ| + 1): x + shift <= 2|Γ|
-    flat[flip] = shift
+    keep = rr_keep_probability(epsilon, k)
+    p = np.asarray(keep, dtype=u.dtype)
+    # |Γ|/(1 − p), capped: where p rounds to 1 in u's type nothing flips whatever the scale
+    scale = np.asarray(np.minimum(k / np.maximum(1.0 - keep, 1e-300), 1e30), dtype=u.dtype)
+    t = u - p  # < 0 where the symbol is kept
+    t *= scale
+    np.floor(t, out=t)
+    t += 1
+    np.clip(t, 0, k, out=t)  # 0 = kept; the top clip only guards rounding at u → 1
+    out = t.astype(np.int8)
+    out += c
+    out -= (out > k) * np.int8(k + 1)  # (x + s) mod (|Γ| + 1), as x + s <= 2|Γ|
     return out
 
 
@@ -233,14 +281,31 @@ def two_layer_perturb(
     return codes_to_answers(out, domain_size, dtype=dtype)
 
 
-def two_layer_perturb_codes(codes, epsilon, *, rng, domain_size: int, spread: float = 1.0
-                            ) -> np.ndarray:
-    """:func:`two_layer_perturb` on label codes; returns int8 codes."""
+def two_layer_perturb_codes(codes, epsilon, *, rng, domain_size: int, spread: float = 1.0,
+                            dtype=np.float64) -> np.ndarray:
+    """:func:`two_layer_perturb` on label codes; returns int8 codes: :func:`two_layer_apply`
+    of :func:`two_layer_draws`."""
+    draws = two_layer_draws(codes, rng=rng, spread=spread, dtype=dtype)
+    return two_layer_apply(codes, draws, epsilon, domain_size=domain_size)
+
+
+def two_layer_draws(codes, *, rng, spread: float = 1.0, dtype=np.float64):
+    """2-Layer's ε-free draws: a budget multiplier per worker, U(1 − spread, 1 + spread)
+    (ε_i = ε times it: :func:`two_layer_epsilons`' law), then RR's uniforms
+    (:func:`rr_draws`)."""
     c = np.asarray(codes)
     if c.ndim < 2:
         raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {c.ndim}")
-    eps_i = two_layer_epsilons(epsilon, c.shape[-2], rng=rng, spread=spread, batch=c.shape[:-2])
-    return rr_perturb_codes(c, eps_i[..., None], rng=rng, domain_size=domain_size)
+    spread = check_in_interval("spread", spread, 0.0, 1.0, closed_high=True)
+    multiplier = rng.uniform(1.0 - spread, 1.0 + spread, size=c.shape[:-1])
+    return multiplier, rr_draws(c, rng=rng, dtype=dtype)
+
+
+def two_layer_apply(codes, draws, epsilon, *, domain_size: int) -> np.ndarray:
+    """2-Layer's output at ε from :func:`two_layer_draws`: RR with ε_i = ε · multiplier_i."""
+    multiplier, uniforms = draws
+    eps = check_positive("epsilon", epsilon)
+    return rr_apply(codes, uniforms, (eps * multiplier)[..., None], domain_size=domain_size)
 
 
 #: Signs of MF's task profiles V: ``nonnegative`` (U(0, 1) entries) or ``signed`` (U(-1, 1)).
@@ -289,11 +354,12 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
     """Set up each worker's closed-form MF solve (LDP-sparse Eq. 9-10).
 
     Setting the gradient of L_DP = Σ_{j∈T_i}(a_ij − uᵀv_j)² + 2uᵀη_i (+ λ‖u‖²) to zero gives
-    (G_i + λI) u = b_i − η_i. With ``ridge`` λ = 0 (default) this is the exact minimiser when
-    G_i is invertible; when it is singular (e.g. |T_i| < d) L_DP is unbounded below along the
-    null space and we return the minimum-norm solution (Moore-Penrose pseudo-inverse,
-    eigenvalues below ``rcond`` x the largest are dropped). Gradient descent as in Alg. 2
-    reaches the same point when it converges.
+    (G_i + λI) u = b_i − η_i. Where G_i + λI is positive definite (λ > 0, or |T_i| ≥ d
+    answers with V in general position, and its Cholesky factorisation exists) the solver is
+    its inverse: the exact minimiser. Where it is singular (e.g. |T_i| < d and λ = 0) L_DP is
+    unbounded below along the null space and we return the minimum-norm solution
+    (Moore-Penrose pseudo-inverse by eigendecomposition, eigenvalues below ``rcond`` x the
+    largest dropped). Gradient descent as in Alg. 2 reaches the same point when it converges.
 
     Parameters
     ----------
@@ -328,11 +394,28 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
     gram = (mask.astype(np.float64) @ outer).reshape(a.shape[:-1] + (d, d))
     gram += ridge * np.eye(d)
     rhs = np.where(mask, a, 0.0) @ v.T
-    w, q = np.linalg.eigh(gram)
-    cut = rcond * np.maximum(w[..., -1:], 0.0)
-    inv = np.where(w > np.maximum(cut, 1e-300), 1.0 / np.where(w > 0, w, 1.0), 0.0)
-    solver = (q * inv[..., None, :]) @ np.swapaxes(q, -1, -2)
-    return MFPrepared(solver, rhs, v, int(domain_size))
+    return MFPrepared(_mf_solver(gram, mask.sum(-1), d, ridge, rcond), rhs, v, int(domain_size))
+
+
+def _mf_solver(gram, answered, d, ridge, rcond):
+    """(G + λI)⁻¹ where positive definite (a Cholesky factorisation exists: 20x cheaper than
+    an eigendecomposition), else the pseudo-inverse (eigenvalues below ``rcond`` x the
+    largest dropped). ``answered`` is |T_i| per worker (below d with λ = 0: singular)."""
+    solver = np.zeros_like(gram)
+    full = (answered >= d) | (ridge > 0)
+    if full.any():
+        block = gram[full]
+        try:
+            np.linalg.cholesky(block)  # raises unless every matrix is positive definite
+            solver[full] = np.linalg.inv(block)
+        except np.linalg.LinAlgError:
+            full = np.zeros_like(full)
+    if not full.all():
+        w, q = np.linalg.eigh(gram[~full])
+        cut = rcond * np.maximum(w[..., -1:], 0.0)
+        inv = np.where(w > np.maximum(cut, 1e-300), 1.0 / np.where(w > 0, w, 1.0), 0.0)
+        solver[~full] = (q * inv[..., None, :]) @ np.swapaxes(q, -1, -2)
+    return solver
 
 
 def mf_worker_profiles(prepared: MFPrepared, epsilon, *, rng):
@@ -340,12 +423,26 @@ def mf_worker_profiles(prepared: MFPrepared, epsilon, *, rng):
     and solve (G_i + λI) u_i = b_i − η_i. Returns ``(u, η)``, shapes (..., m, d).
 
     The worker sends u_iᵀV; :class:`crowdpriv.streaming.FactoredAnswers` answers truth
-    inference from (u, V) without forming that dense output.
+    inference from (u, V) without forming that dense output. (:func:`mf_draws` then
+    :func:`mf_apply`; numpy's ``laplace(0, b)`` is b times its ``laplace(0, 1)``, so the
+    draws are those of ``rng.laplace(0, |Γ|/ε)``.)
     """
     eps = float(_check_epsilon(epsilon))
-    eta = rng.laplace(0.0, prepared.domain_size / eps, size=prepared.rhs.shape)
-    u = np.einsum("...ij,...j->...i", prepared.solver, prepared.rhs - eta)
-    return u, eta
+    draws = mf_draws(prepared, rng=rng)
+    return mf_apply(prepared, draws, eps), draws * (prepared.domain_size / eps)
+
+
+def mf_draws(prepared: MFPrepared, *, rng) -> np.ndarray:
+    """MF's ε-free draws: standard Laplace η° per worker and factor, shape (..., m, d)."""
+    return rng.laplace(0.0, 1.0, size=prepared.rhs.shape)
+
+
+def mf_apply(prepared: MFPrepared, draws, epsilon) -> np.ndarray:
+    """The perturbed worker profiles u_i at ε from :func:`mf_draws`: η_i = (|Γ|/ε)·η°_i
+    (Lap(|Γ|/ε)^d, Eq. 9-10) and u_i = (G_i + λI)⁺(b_i − η_i); shape (..., m, d)."""
+    eps = float(_check_epsilon(epsilon))
+    eta = draws * (prepared.domain_size / eps)
+    return np.einsum("...ij,...j->...i", prepared.solver, prepared.rhs - eta)
 
 
 def mf_perturb_prepared(prepared: MFPrepared, epsilon, *, rng, dtype=np.float32, return_u=False):

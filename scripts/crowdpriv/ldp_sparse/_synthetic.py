@@ -8,7 +8,8 @@ import numpy as np
 
 from crowdpriv._checks import check_in_interval, check_int_at_least, check_positive
 
-__all__ = ["SyntheticAnswers", "place_nulls", "generate_synthetic", "generate_synthetic_codes"]
+__all__ = ["SyntheticAnswers", "place_nulls", "answered_tasks", "generate_synthetic",
+           "generate_synthetic_codes"]
 
 
 @dataclass(frozen=True)
@@ -24,19 +25,28 @@ def place_nulls(n_workers: int, n_tasks: int, sparsity: float, *, rng) -> np.nda
     """Boolean answered-mask where every worker leaves a fraction ``sparsity`` of tasks NULL.
 
     Each worker answers exactly max(1, round((1 − sparsity)·n)) tasks drawn uniformly without
-    replacement (the paper assumes each worker answers at least one task, Sec. III-A).
+    replacement (the paper assumes each worker answers at least one task, Sec. III-A); the
+    tasks are :func:`answered_tasks`'.
     """
+    m = check_int_at_least("n_workers", n_workers, 1)
+    n = check_int_at_least("n_tasks", n_tasks, 1)
+    idx = answered_tasks(m, n, sparsity, rng=rng)
+    mask = np.zeros((m, n), dtype=bool)
+    np.put_along_axis(mask, idx, True, axis=1)
+    return mask
+
+
+def answered_tasks(n_workers: int, n_tasks: int, sparsity: float, *, rng) -> np.ndarray:
+    """The tasks each worker answers, shape (m, k) with k = max(1, round((1 − sparsity)·n)):
+    the k smallest of one uniform key per task (a uniform k-subset per worker)."""
     m = check_int_at_least("n_workers", n_workers, 1)
     n = check_int_at_least("n_tasks", n_tasks, 1)
     s = check_in_interval("sparsity", sparsity, 0.0, 1.0)
     k = max(1, int(round((1.0 - s) * n)))
     if k >= n:
-        return np.ones((m, n), dtype=bool)
+        return np.broadcast_to(np.arange(n), (m, n)).copy()
     keys = rng.random((m, n), dtype=np.float32)
-    idx = np.argpartition(keys, k - 1, axis=1)[:, :k]
-    mask = np.zeros((m, n), dtype=bool)
-    np.put_along_axis(mask, idx, True, axis=1)
-    return mask
+    return np.argpartition(keys, k - 1, axis=1)[:, :k]
 
 
 def generate_synthetic(n_workers: int, n_tasks: int, sparsity: float, *, rng, domain_size: int = 10,
@@ -45,8 +55,8 @@ def generate_synthetic(n_workers: int, n_tasks: int, sparsity: float, *, rng, do
 
     Truth μ_j ~ N(truth_mean, truth_std²) rounded and clipped into Γ = {0, ..., K-1};
     a random ``high_quality_fraction`` of the workers have σ_i = ``sigma_high``, the rest
-    ``sigma_low``; answers a_ij = μ_j + N(0, σ_i²) rounded and clipped into Γ; then NULLs are
-    placed with :func:`place_nulls` so that every worker has sparsity ``sparsity``.
+    ``sigma_low``; NULLs are placed with :func:`place_nulls` so that every worker has sparsity
+    ``sparsity``; each answer is a_ij = μ_j + N(0, σ_i²) rounded and clipped into Γ.
     ``generator`` takes the keyword arguments of :func:`generate_synthetic_codes`.
 
     Returns
@@ -90,12 +100,13 @@ def generate_synthetic_codes(
     n_high = int(round(frac * m))
     sigma = np.full(m, sigma_low)
     sigma[rng.permutation(m)[:n_high]] = sigma_high
-    values = rng.standard_normal((m, n), dtype=np.float32)
-    values *= sigma[:, None].astype(np.float32)
-    values += truth[None, :].astype(np.float32)
+    tasks = answered_tasks(m, n, sparsity, rng=rng)
+    # an error per answered cell: answers a_ij = μ_j + N(0, σ_i²), rounded and clipped into Γ
+    values = rng.standard_normal(tasks.shape, dtype=np.float32)
+    values *= sigma.astype(np.float32)[:, None]
+    values += truth.astype(np.float32)[tasks]
     np.rint(values, out=values)
     np.clip(values, 0, k - 1, out=values)
-    codes = values.astype(np.int8)
-    del values
-    mask = place_nulls(m, n, sparsity, rng=rng)
-    return np.where(mask, codes, np.int8(k)), truth, sigma
+    codes = np.full((m, n), k, dtype=np.int8)
+    np.put_along_axis(codes, tasks, values.astype(np.int8), axis=1)
+    return codes, truth, sigma
