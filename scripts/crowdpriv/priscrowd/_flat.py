@@ -1,8 +1,9 @@
 """PrisCrowd phase 1 on a flat claim layout: segment sums, per-object convergence.
 
-Claims are sorted by object (each object a contiguous segment) and the RKHS Gram entries of
-every object are kept as flat pairs ``(s, t, K_h(z_s − z_t))``. Every quantity of Eq. 1-6 is
-then a handful of ``np.bincount`` passes over claims or pairs, with no padded batches:
+Claims are sorted by object (each object a contiguous segment) and the RKHS Gram matrices
+of the objects are kept in blocks of objects with equal claim counts, ``(G, n, n)`` with no
+padding, beside the flat positions of their claims. Every quantity of Eq. 1-6 is then a
+handful of ``np.bincount`` passes over claims and one product per block:
 
 * ``‖Φ(x_s) − Σ_t w_t Φ(x_t)‖² = K_ss − 2 (K w)_s + wᵀK w`` per claim (:func:`rkhs_sq`);
 * medians and quantiles per object from one sort (:func:`segment_quantiles`);
@@ -35,8 +36,9 @@ class FlatClaims:
     """Claims sorted by object, with the per-object kernel pairs.
 
     ``order`` maps flat position → input claim; ``obj``, ``src``, ``z`` are per flat claim;
-    ``counts``, ``start``, ``mean``, ``scale``, ``h`` per object; ``pair_s``, ``pair_t``,
-    ``pair_k`` the Gram entries; ``diag`` = K_ss per claim.
+    ``counts``, ``start``, ``mean``, ``scale``, ``h`` per object; ``blocks`` the Gram matrices,
+    one ``(rows, K)`` per claim count n: ``rows`` (G, n) the flat positions of the claims of G
+    objects, ``K`` (G, n, n) their Gram entries K_h(z_s − z_t); ``diag`` = K_ss per claim.
     """
 
     order: np.ndarray
@@ -48,9 +50,7 @@ class FlatClaims:
     mean: np.ndarray
     scale: np.ndarray
     h: np.ndarray
-    pair_s: np.ndarray
-    pair_t: np.ndarray
-    pair_k: np.ndarray
+    blocks: list
     diag: np.ndarray
 
     @property
@@ -72,12 +72,15 @@ class FlatClaims:
         new_pos[claims] = np.arange(len(claims))
         new_obj = np.cumsum(keep) - 1
         counts = self.counts[keep]
-        pairs = keep_claim[self.pair_s]
+        blocks = []
+        for rows, K in self.blocks:
+            kept = keep_claim[rows[:, 0]]
+            if kept.any():
+                blocks.append((new_pos[rows[kept]], K[kept]))
         sub = FlatClaims(
             self.order[claims], new_obj[self.obj[claims]], self.src[claims], self.z[claims],
             counts, np.concatenate(([0], np.cumsum(counts)[:-1])), self.mean[keep],
-            self.scale[keep], self.h[keep], new_pos[self.pair_s[pairs]],
-            new_pos[self.pair_t[pairs]], self.pair_k[pairs], self.diag[claims])
+            self.scale[keep], self.h[keep], blocks, self.diag[claims])
         return sub, claims
 
     def normalise(self, w: np.ndarray) -> np.ndarray:
@@ -99,8 +102,14 @@ def segment_quantiles(x: np.ndarray, fc: FlatClaims, qs) -> np.ndarray:
 
 
 def rkhs_sq(fc: FlatClaims, w: np.ndarray) -> np.ndarray:
-    """``‖Φ(x_s) − Σ_t w_t Φ(x_t)‖²`` for every claim (PrisCrowd Eq. 1-4), clipped at 0."""
-    kw = np.bincount(fc.pair_s, weights=fc.pair_k * w[fc.pair_t], minlength=len(w))
+    """``‖Φ(x_s) − Σ_t w_t Φ(x_t)‖²`` for every claim (PrisCrowd Eq. 1-4), clipped at 0.
+
+    (K w)_s is summed over t in order (a running sum along each Gram row), as a bincount over
+    the object's pairs would add them."""
+    kw = np.empty(len(w))
+    for rows, K in fc.blocks:
+        products = K * w[rows][:, None, :]
+        kw[rows] = np.cumsum(products, axis=2)[:, :, -1]
     quad = fc.per_object_sum(w * kw)
     return np.maximum(fc.diag - 2.0 * kw + quad[fc.obj], 0.0)
 
@@ -125,8 +134,8 @@ def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, r
     std = np.sqrt(np.bincount(obj, weights=dev * dev, minlength=n_objects) / counts)
     scale = _scale(std, units)
     z = dev / scale[obj]
-    fc = FlatClaims(order, obj, src, z, counts, start, mean, scale, np.ones(n_objects),
-                    *(np.zeros(0, dtype=np.int64),) * 2, np.zeros(0), np.zeros(0))
+    fc = FlatClaims(order, obj, src, z, counts, start, mean, scale, np.ones(n_objects), [],
+                    np.zeros(0))
     zmean = fc.per_object_sum(z) / counts
     zstd = np.sqrt(np.clip(fc.per_object_sum(z * z) / counts - zmean**2, 0, None))
     mad = None
@@ -134,18 +143,13 @@ def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, r
         med = segment_quantiles(z, fc, [0.5])[0]
         mad = segment_quantiles(np.abs(z - med[obj]), fc, [0.5])[0]
     fc.h = choose_bandwidth(mad, zstd, counts, rule=rule, mad_min=mad_min, h_min=h_min)
-    # Gram pairs: object i contributes counts_i² pairs (s, t) inside its segment; objects of
-    # equal claim count are done together as (G, n, n) blocks, then flattened
-    ps, pt, pk = [], [], []
+    # Gram matrices: objects of equal claim count together as one (G, n, n) block
     for n in np.unique(counts):
         objs = np.flatnonzero(counts == n)
         rows = start[objs][:, None] + np.arange(n)[None, :]
         zz = z[rows]
-        k = gaussian_density(zz[:, :, None] - zz[:, None, :], (fc.h[objs] ** 2)[:, None, None])
-        ps.append(np.broadcast_to(rows[:, :, None], k.shape).ravel())
-        pt.append(np.broadcast_to(rows[:, None, :], k.shape).ravel())
-        pk.append(k.ravel())
-    fc.pair_s, fc.pair_t, fc.pair_k = (np.concatenate(a) for a in (ps, pt, pk))
+        fc.blocks.append((rows, gaussian_density(zz[:, :, None] - zz[:, None, :],
+                                                 (fc.h[objs] ** 2)[:, None, None])))
     fc.diag = 1.0 / (np.sqrt(2.0 * np.pi) * fc.h[obj])
     return fc
 
