@@ -210,14 +210,16 @@ class DenseAnswers:
     (float32 halves memory traffic; sums are accumulated in float64 where numpy allows).
     """
 
-    def __init__(self, matrix, *, dtype=np.float64, mask=None):
+    def __init__(self, matrix, *, dtype=np.float64, mask=None, finite=None):
         a = np.asarray(matrix)
         if a.ndim == 2:
             a = a[None]
             mask = None if mask is None else mask[None]
         if a.ndim != 3:
             raise ValueError(f"matrix must be (m, n) or (groups, m, n), got shape {a.shape}")
-        if mask is None and _all_finite(a):
+        # ``finite``: the caller already knows that every value is finite (from_array checked)
+        finite = (mask is None and _all_finite(a)) if finite is None else bool(finite)
+        if mask is None and finite:
             self.dense = True  # one reduction instead of a mask: the common case of LP / MF
         else:
             mask = ~np.isnan(a) if mask is None else mask
@@ -226,7 +228,8 @@ class DenseAnswers:
         self.n_tasks, self.n_workers = self.groups * self.n, self.groups * self.m
         self.a0 = (a.astype(dtype, copy=False) if self.dense
                    else np.where(mask, a, 0).astype(dtype, copy=False))
-        if not _all_finite(self.a0):  # NULLs are zeros here: only an infinite value is left
+        checked = self.dense and finite and self.a0.dtype.itemsize >= a.dtype.itemsize
+        if not checked and not _all_finite(self.a0):  # NULLs are 0 here: only an infinity is left
             raise ValueError("answers must be finite or NaN (NULL); found an infinite value")
         self.w = None if self.dense else mask.astype(dtype)
         self.dtype = dtype
@@ -260,8 +263,10 @@ class DenseAnswers:
         self.groups, self.m, self.n = c.shape
         self.n_tasks, self.n_workers = self.groups * self.n, self.groups * self.m
         self.dtype = dtype
-        w = mask.astype(np.float32)
-        a0 = np.where(mask, c, 0).astype(np.float32)  # NULL cells are 0, as in the constructor
+        w = np.empty(c.shape, np.float32)
+        np.copyto(w, mask)
+        a0 = np.empty(c.shape, np.float32)  # NULL cells are 0, as in the constructor:
+        np.copyto(a0, np.multiply(c, mask))  # an integer product (label x 1, NULL x 0)
         self._worker_counts = (w @ np.ones(self.n, np.float32)).astype(np.float64).ravel()
         self._task_counts = (np.ones(self.m, np.float32) @ w).astype(np.float64).ravel()
         self._sq = np.einsum("gij,gij->gi", a0, a0).astype(np.float64).ravel()
@@ -347,7 +352,7 @@ def from_array(matrix, *, dtype=np.float64):
     output of a dense-by-design mechanism), else long-format :class:`Answers`."""
     a = np.asarray(matrix)
     if a.size and _all_finite(a):  # no NULL at all (LP, MF): skip the mask
-        return DenseAnswers(a, dtype=dtype)
+        return DenseAnswers(a, dtype=dtype, finite=True)
     mask = ~np.isnan(a)
     if a.size and np.count_nonzero(mask) > DENSE_ABOVE * a.size:
         return DenseAnswers(a, dtype=dtype, mask=mask)

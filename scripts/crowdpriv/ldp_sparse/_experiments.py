@@ -107,9 +107,17 @@ def _draws(method, codes, mf_prepared, *, domain_size, mechanisms, rng):
     return mf_draws(mf_prepared, rng=rng)
 
 
+def _stack_draws(draws):
+    """The repetitions' draws stacked along a leading axis (tuples component by component)."""
+    if isinstance(draws[0], tuple):
+        return tuple(np.stack(parts) for parts in zip(*draws))
+    return np.stack(draws)
+
+
 def _apply(method, codes, draws, eps, *, domain_size):
-    """A built-in mechanism's output at ε from its draws: ``(output, null_code)``, label codes
-    for RR and 2-Layer (``null_code`` = |Γ|), a dense float matrix for LP (None)."""
+    """A built-in mechanism's output at ε from its (stacked) draws: ``(output, null_code)``,
+    label codes for RR and 2-Layer (``null_code`` = |Γ|), a dense float matrix for LP
+    (None)."""
     if method == "LP":
         return lp_apply(draws, eps, domain_size=domain_size), None
     if method == "RR":
@@ -267,12 +275,13 @@ def _run_reps(
         rr_bounds = {}
         extra = mechanisms.get("extra", {})
         for method in methods:
-            # the ε-free draws of each repetition, shared by every ε (common random numbers)
-            draws = None if method in extra else [
+            # the ε-free draws of each repetition, shared by every ε (common random numbers),
+            # stacked over the chunk's repetitions once, so each ε maps the whole chunk at once
+            draws = None if method in extra else _stack_draws([
                 _draws(method, codes[b], prepared.get(b), domain_size=domain_size,
                        mechanisms=mechanisms,
                        rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, method))
-                for b, rep in enumerate(this)]
+                for b, rep in enumerate(this)])
             for eps in epsilons:
                 if method in extra:  # a user's mechanism draws afresh at each ε
                     outs = [_perturb(method, codes[b], eps,
@@ -280,20 +289,18 @@ def _run_reps(
                                                 eps),
                                      domain_size=domain_size, mechanisms=mechanisms)
                             for b, rep in enumerate(this)]
+                    pert, null_code = np.stack([o for o, _ in outs]), None
+                    del outs
                 elif method == "MF":
+                    pert = None
                     # MF's dense output U·V is answered from its factors.
                     us = [mf_apply(prepared[b], draws[b], eps) for b in range(len(this))]
                     res = infer_truth_factored(
                         np.stack(us), np.stack([prepared[b].profiles for b in range(len(this))]),
                         **inference)
-                    outs = None
                 else:
-                    outs = [_apply(method, codes[b], draws[b], eps, domain_size=domain_size)
-                            for b in range(len(this))]
-                if outs is not None:
-                    null_code = outs[0][1]
-                    pert = np.stack([o for o, _ in outs])
-                    del outs
+                    pert, null_code = _apply(method, codes, draws, eps, domain_size=domain_size)
+                if pert is not None:
                     res = infer_truth(pert, null_code=null_code, **inference)
                     del pert
                 if progress is not None:

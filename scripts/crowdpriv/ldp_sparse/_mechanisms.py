@@ -156,10 +156,14 @@ def lp_draws(codes, *, rng, domain_size: int, null_fill="uniform", dtype=np.floa
             raise ValueError(f"null_fill must be 'uniform' or a number in Γ, got {null_fill!r}")
         # the smallest integer type holding Γ: a quarter of the bytes (and time) of int64 draws
         fill = rng.integers(0, k, size=c.shape, dtype=np.min_scalar_type(k - 1))
-        filled = np.where(c == k, fill, c)
+        # c + [c = NULL]·(v − |Γ|): the answer, or v where NULL (integer arithmetic)
+        replaced = np.multiply(c == k, fill.astype(c.dtype, copy=False) - c.dtype.type(k))
+        replaced += c
     else:
         check_in_interval("null_fill", null_fill, 0, k - 1, closed_high=True)
-        filled = np.where(c == k, dtype(null_fill), c)
+        replaced = np.where(c == k, dtype(null_fill), c)
+    filled = np.empty(c.shape, dtype)  # in the output's type once, for every ε
+    np.copyto(filled, replaced)
     return filled, laplace_noise(rng, c.shape, 1.0, dtype=dtype)
 
 
