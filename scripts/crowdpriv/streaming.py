@@ -137,7 +137,8 @@ class FactoredAnswers:
 
     ``u`` is ``(m, d)`` or stacked ``(groups, m, d)``; ``profiles`` V is ``(d, n)`` or
     ``(groups, d, n)``. Every reduction costs O(m·d + d·n) per group instead of O(m·n), in
-    float64; index spaces are flattened group-major as for the other sources.
+    float64, by matrix products (V Vᵀ computed once); index spaces are flattened group-major
+    as for the other sources.
     """
 
     def __init__(self, u: np.ndarray, profiles: np.ndarray):
@@ -150,6 +151,7 @@ class FactoredAnswers:
         if u.ndim != 3 or v.shape[0] != u.shape[0] or v.shape[1] != u.shape[2]:
             raise ValueError(f"u {u.shape} and profiles {v.shape} do not factor a matrix")
         self.u, self.v = u, v
+        self._gram = None
         self.groups, self.m, self.n = u.shape[0], u.shape[1], v.shape[2]
         self.n_workers, self.n_tasks = self.groups * self.m, self.groups * self.n
 
@@ -162,19 +164,24 @@ class FactoredAnswers:
         return np.full(self.n_workers, float(self.n))
 
     def task_sums(self, worker_weight):
-        q = np.asarray(worker_weight, dtype=np.float64).reshape(self.groups, self.m)
-        num = np.einsum("gd,gdn->gn", np.einsum("gm,gmd->gd", q, self.u), self.v)
-        return num.ravel(), np.repeat(q.sum(-1), self.n)
+        q = np.asarray(worker_weight, dtype=np.float64).reshape(self.groups, 1, self.m)
+        num = (q @ self.u) @ self.v  # (qᵀU)V, never U·V
+        return num.ravel(), np.repeat(q.sum(-1).ravel(), self.n)
 
     def worker_losses(self, truth, task_scale=None):
         # Σ_j (u_i·v_j − t_j)² / s_j = u_i G u_i − 2 u_i·(V (t/s)) + Σ t²/s, G = V diag(1/s) Vᵀ
         t = np.nan_to_num(np.asarray(truth, dtype=np.float64)).reshape(self.groups, self.n)
-        inv = (np.ones_like(t) if task_scale is None
-               else 1.0 / np.asarray(task_scale, dtype=np.float64).reshape(t.shape))
-        gram = np.einsum("gdn,gn,gen->gde", self.v, inv, self.v)
-        quad = np.einsum("gid,gde,gie->gi", self.u, gram, self.u)
-        cross = np.einsum("gid,gd->gi", self.u, np.einsum("gdn,gn->gd", self.v, t * inv))
-        const = (t * t * inv).sum(-1, keepdims=True)
+        if task_scale is None:
+            if self._gram is None:  # V Vᵀ: the same at every iteration
+                self._gram = self.v @ np.swapaxes(self.v, -1, -2)
+            gram, weighted = self._gram, t
+        else:
+            inv = 1.0 / np.asarray(task_scale, dtype=np.float64).reshape(t.shape)
+            gram = (self.v * inv[:, None, :]) @ np.swapaxes(self.v, -1, -2)
+            weighted = t * inv
+        quad = ((self.u @ gram) * self.u).sum(-1)
+        cross = (self.u @ (self.v @ weighted[:, :, None]))[..., 0]
+        const = (t * weighted).sum(-1, keepdims=True)
         return np.maximum(quad - 2.0 * cross + const, 0.0).ravel()
 
 

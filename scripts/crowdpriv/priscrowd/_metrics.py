@@ -46,12 +46,10 @@ def prefix_ise(points, h, ref_w, ref_mu, ref_sd, ms):
     # Σ_{a,b ≤ m} N(y_a − y_b; 0, 2h²) from the strict upper triangle only (the matrix is
     # symmetric, its diagonal N(0; 0, 2h²)): pairs (a, b), a < b, ordered by b, so that the sum
     # over a of column b is one segment and the prefix sums are cumulative sums over b.
-    first, second = np.triu_indices(M, 1)
-    by_column = np.argsort(second, kind="stable")
-    first, second = first[by_column], second[by_column]
-    column_start = np.searchsorted(second, np.arange(1, M))
+    column_start = np.arange(1, M) * np.arange(0, M - 1) // 2  # pairs before column b
     pair_var = 2.0 * h[:, None] ** 2
     self_density = gaussian_density(0.0, pair_var)  # (G, 1)
+    pair = np.empty((G, M * (M - 1) // 2))
     out = np.empty((R, G, ms.size))
     for r in range(R):
         y = points[r]
@@ -66,8 +64,11 @@ def prefix_ise(points, h, ref_w, ref_mu, ref_sd, ms):
                              ref_sd[:, None, :] ** 2 + h[:, None, None] ** 2),
         )
         b = np.where(valid, b, 0.0)
-        pair = gaussian_density(yv[:, first] - yv[:, second], pair_var)
-        pair *= valid[:, first] & valid[:, second]
+        for col in range(1, M):  # column col: the pairs (a, col), a < col, contiguous
+            block = gaussian_density(yv[:, :col] - yv[:, col:col + 1], pair_var)
+            # valid points come first, so (a, col) is a pair of points iff col < count
+            block[count <= col] = 0.0
+            pair[:, column_start[col - 1]:column_start[col - 1] + col] = block
         n_eff = np.minimum(ms[None, :], count[:, None])  # (G, len(ms))
         if ms.size == 1 and ms[0] == M:  # whole rows: plain sums, no prefix sums needed
             s1 = b.sum(axis=1)[:, None]
