@@ -239,7 +239,7 @@ def _run_reps(
             # answer for every task; Alg. 1 then gives every task the same estimate.
             counts = answered.sum(-1)
             with np.errstate(invalid="ignore", divide="ignore"):
-                own_mean = (np.where(answered, codes[:len(answered)], 0).sum(-1, dtype=np.float64)
+                own_mean = (np.multiply(codes[:len(answered)], answered).sum(-1, dtype=np.float64)
                             / counts)[..., None]
             ref = infer_truth(own_mean, **inference)
             fixed_cache.update(truth=res0.truth, sigma=res0.sigma, ref=ref.truth,

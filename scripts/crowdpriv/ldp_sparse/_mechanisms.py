@@ -382,10 +382,13 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
     if null_code is not None:
         c = np.asarray(answers)
         mask = c != null_code
-        a = np.where(mask, c, 0).astype(np.float32)  # the float path's values, exactly
+        values = np.empty(c.shape)  # the float path's values, exactly: label x 1, NULL x 0
+        np.copyto(values, np.multiply(c, mask))
+        a = values
     else:
         a = np.asarray(answers) if checked else check_domain_answers(answers, domain_size)
         mask = ~np.isnan(a)
+        values = np.where(mask, a, 0.0)
     v = np.asarray(profiles, dtype=np.float64)
     if v.ndim != 2 or v.shape[1] != a.shape[-1]:
         raise ValueError(f"profiles must have shape (d, {a.shape[-1]}), got {v.shape}")
@@ -395,9 +398,12 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
     rcond = check_nonnegative("rcond", rcond)
     d, n = v.shape
     outer = np.einsum("an,bn->nab", v, v).reshape(n, d * d)
-    gram = (mask.astype(np.float64) @ outer).reshape(a.shape[:-1] + (d, d))
+    answered = np.empty(mask.shape)
+    np.copyto(answered, mask)
+    gram = (answered @ outer).reshape(a.shape[:-1] + (d, d))
+    del answered
     gram += ridge * np.eye(d)
-    rhs = np.where(mask, a, 0.0) @ v.T
+    rhs = values @ v.T
     return MFPrepared(_mf_solver(gram, mask.sum(-1), d, ridge, rcond), rhs, v, int(domain_size))
 
 
