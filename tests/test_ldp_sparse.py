@@ -557,3 +557,21 @@ def test_mf_solver_inverse_where_positive_definite_pseudo_inverse_elsewhere():
     ridge = L.mf_prepare(a, v, domain_size=5, ridge=0.5)  # λ > 0: every worker inverted
     t = ~np.isnan(a[0])
     np.testing.assert_allclose(ridge.solver[0], np.linalg.inv(v[:, t] @ v[:, t].T + 0.5 * np.eye(d)))
+
+
+def test_draws_into_given_arrays_are_the_same_draws():
+    codes = rng("out").integers(0, 6, size=(30, 20)).astype(np.int8)
+    filled, noise = np.empty((30, 20), np.float32), np.empty((30, 20), np.float32)
+    got = L.lp_draws(codes, rng=rng("o1"), domain_size=5, out=(filled, noise))
+    want = L.lp_draws(codes, rng=rng("o1"), domain_size=5)
+    assert got[0] is filled and got[1] is noise
+    np.testing.assert_array_equal(got[0], want[0])
+    np.testing.assert_array_equal(got[1], want[1])
+    u = np.empty((30, 20), np.float32)
+    np.testing.assert_array_equal(L.rr_draws(codes, rng=rng("o2"), dtype=np.float32, out=u),
+                                  L.rr_draws(codes, rng=rng("o2"), dtype=np.float32))
+    mult, uu = np.empty(30), np.empty((30, 20), np.float32)
+    a = L.two_layer_draws(codes, rng=rng("o3"), dtype=np.float32, out=(mult, uu))
+    b = L.two_layer_draws(codes, rng=rng("o3"), dtype=np.float32)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])

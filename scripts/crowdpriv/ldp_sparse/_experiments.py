@@ -93,25 +93,31 @@ def _check_epsilons(epsilons):
     return eps
 
 
-def _draws(method, codes, mf_prepared, *, domain_size, mechanisms, rng):
-    """One repetition's ε-free draws for a built-in mechanism (:mod:`._mechanisms`), shared by
-    every ε of the sweep; uniforms and noise in float32 (the experiments measure accuracy)."""
+def _draws(method, codes, prepared, *, domain_size, mechanisms, rngs):
+    """The chunk's ε-free draws for a built-in mechanism (:mod:`._mechanisms`), one
+    repetition's from each of ``rngs``, written into arrays stacked over the repetitions and
+    shared by every ε of the sweep; uniforms and noise in float32 (the experiments measure
+    accuracy). ``codes`` is the chunk's (B, m, n) stack, ``prepared`` MF's per repetition."""
+    shape = codes.shape
     if method == "LP":
-        return lp_draws(codes, rng=rng, domain_size=domain_size,
-                        null_fill=mechanisms.get("lp_null_fill", "uniform"))
+        out = np.empty(shape, np.float32), np.empty(shape, np.float32)
+        for b, rng in enumerate(rngs):
+            lp_draws(codes[b], rng=rng, domain_size=domain_size,
+                     null_fill=mechanisms.get("lp_null_fill", "uniform"),
+                     out=(out[0][b], out[1][b]))
+        return out
     if method == "RR":
-        return rr_draws(codes, rng=rng, dtype=np.float32)
+        out = np.empty(shape, np.float32)
+        for b, rng in enumerate(rngs):
+            rr_draws(codes[b], rng=rng, dtype=np.float32, out=out[b])
+        return out
     if method == "2-Layer":
-        return two_layer_draws(codes, rng=rng, spread=mechanisms.get("two_layer_spread", 1.0),
-                               dtype=np.float32)
-    return mf_draws(mf_prepared, rng=rng)
-
-
-def _stack_draws(draws):
-    """The repetitions' draws stacked along a leading axis (tuples component by component)."""
-    if isinstance(draws[0], tuple):
-        return tuple(np.stack(parts) for parts in zip(*draws))
-    return np.stack(draws)
+        out = np.empty(shape[:-1]), np.empty(shape, np.float32)
+        for b, rng in enumerate(rngs):
+            two_layer_draws(codes[b], rng=rng, spread=mechanisms.get("two_layer_spread", 1.0),
+                            dtype=np.float32, out=(out[0][b], out[1][b]))
+        return out
+    return [mf_draws(prepared[b], rng=rng) for b, rng in enumerate(rngs)]
 
 
 def _apply(method, codes, draws, eps, *, domain_size):
@@ -276,12 +282,11 @@ def _run_reps(
         extra = mechanisms.get("extra", {})
         for method in methods:
             # the ε-free draws of each repetition, shared by every ε (common random numbers),
-            # stacked over the chunk's repetitions once, so each ε maps the whole chunk at once
-            draws = None if method in extra else _stack_draws([
-                _draws(method, codes[b], prepared.get(b), domain_size=domain_size,
-                       mechanisms=mechanisms,
-                       rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, method))
-                for b, rep in enumerate(this)])
+            # stacked over the chunk's repetitions, so each ε maps the whole chunk at once
+            draws = None if method in extra else _draws(
+                method, codes, prepared, domain_size=domain_size, mechanisms=mechanisms,
+                rngs=[derive_rng(seed, "ldp_sparse", experiment, point, rep, method)
+                      for rep in this])
             for eps in epsilons:
                 if method in extra:  # a user's mechanism draws afresh at each ε
                     outs = [_perturb(method, codes[b], eps,

@@ -145,10 +145,11 @@ def lp_perturb_codes(codes, epsilon, *, rng, domain_size: int, null_fill="unifor
     return lp_apply(draws, eps, domain_size=domain_size)
 
 
-def lp_draws(codes, *, rng, domain_size: int, null_fill="uniform", dtype=np.float32):
+def lp_draws(codes, *, rng, domain_size: int, null_fill="uniform", dtype=np.float32, out=None):
     """LP's ε-free draws for label codes: ``(filled, noise)``, the answer or (for NULL) its
     replacement v (``null_fill="uniform"``: uniform in Γ, drawn for every cell first; a number:
-    that constant) and standard Laplace noise (:func:`laplace_noise` with scale 1)."""
+    that constant) and standard Laplace noise (:func:`laplace_noise` with scale 1). ``out``:
+    two arrays of the codes' shape and ``dtype`` to fill (e.g. slices of a stack)."""
     c = np.asarray(codes)
     k = int(domain_size)
     if isinstance(null_fill, str):
@@ -162,9 +163,9 @@ def lp_draws(codes, *, rng, domain_size: int, null_fill="uniform", dtype=np.floa
     else:
         check_in_interval("null_fill", null_fill, 0, k - 1, closed_high=True)
         replaced = np.where(c == k, dtype(null_fill), c)
-    filled = np.empty(c.shape, dtype)  # in the output's type once, for every ε
-    np.copyto(filled, replaced)
-    return filled, laplace_noise(rng, c.shape, 1.0, dtype=dtype)
+    filled, noise = out if out is not None else (np.empty(c.shape, dtype), None)
+    np.copyto(filled, replaced)  # in the output's type once, for every ε
+    return filled, laplace_noise(rng, c.shape, 1.0, dtype=dtype, out=noise)
 
 
 def lp_apply(draws, epsilon, *, domain_size: int) -> np.ndarray:
@@ -176,16 +177,17 @@ def lp_apply(draws, epsilon, *, domain_size: int) -> np.ndarray:
     return out
 
 
-def laplace_noise(rng, shape, scale: float, *, dtype=np.float32) -> np.ndarray:
+def laplace_noise(rng, shape, scale: float, *, dtype=np.float32, out=None) -> np.ndarray:
     """Lap(0, ``scale``) draws in ``dtype`` as the difference of two standard exponentials.
 
     E₁ − E₂ with E₁, E₂ ~ Exp(1) independent is Lap(0, 1) exactly; numpy's ziggurat
     exponential in float32 makes this ~2× faster than ``rng.laplace`` (float64 inverse CDF
     plus a cast), the largest single cost of the LP experiments. Accuracy experiments only:
     a release snaps instead (:mod:`crowdpriv.release`), since floating-point Laplace samplers
-    are not exactly ε-DP (Mironov 2012).
+    are not exactly ε-DP (Mironov 2012). ``out``: an array of ``shape`` and ``dtype`` to fill.
     """
-    noise = rng.standard_exponential(size=shape, dtype=dtype)
+    noise = rng.standard_exponential(size=None if out is not None else shape, dtype=dtype,
+                                     out=out)
     noise -= rng.standard_exponential(size=shape, dtype=dtype)
     noise *= np.dtype(dtype).type(scale)
     return noise
@@ -229,9 +231,12 @@ def rr_perturb_codes(codes, epsilon, *, rng, domain_size: int, dtype=np.float64)
     return rr_apply(codes, rr_draws(codes, rng=rng, dtype=dtype), epsilon, domain_size=domain_size)
 
 
-def rr_draws(codes, *, rng, dtype=np.float64) -> np.ndarray:
+def rr_draws(codes, *, rng, dtype=np.float64, out=None) -> np.ndarray:
     """RR's ε-free draws: one uniform on [0, 1) per cell (float32 halves the cost; its 2⁻²⁴
-    grid moves each output probability by about 1e-7, for accuracy experiments)."""
+    grid moves each output probability by about 1e-7, for accuracy experiments). ``out``: an
+    array of the codes' shape and ``dtype`` to fill."""
+    if out is not None:
+        return rng.random(dtype=dtype, out=out)
     return rng.random(np.shape(codes), dtype=dtype)
 
 
@@ -293,7 +298,7 @@ def two_layer_perturb_codes(codes, epsilon, *, rng, domain_size: int, spread: fl
     return two_layer_apply(codes, draws, epsilon, domain_size=domain_size)
 
 
-def two_layer_draws(codes, *, rng, spread: float = 1.0, dtype=np.float64):
+def two_layer_draws(codes, *, rng, spread: float = 1.0, dtype=np.float64, out=None):
     """2-Layer's ε-free draws: a budget multiplier per worker, U(1 − spread, 1 + spread)
     (ε_i = ε times it: :func:`two_layer_epsilons`' law), then RR's uniforms
     (:func:`rr_draws`)."""
@@ -302,7 +307,10 @@ def two_layer_draws(codes, *, rng, spread: float = 1.0, dtype=np.float64):
         raise ValueError(f"answers must have at least 2 dimensions (workers x tasks), got {c.ndim}")
     spread = check_in_interval("spread", spread, 0.0, 1.0, closed_high=True)
     multiplier = rng.uniform(1.0 - spread, 1.0 + spread, size=c.shape[:-1])
-    return multiplier, rr_draws(c, rng=rng, dtype=dtype)
+    if out is not None:
+        out[0][...] = multiplier
+        multiplier = out[0]
+    return multiplier, rr_draws(c, rng=rng, dtype=dtype, out=None if out is None else out[1])
 
 
 def two_layer_apply(codes, draws, epsilon, *, domain_size: int) -> np.ndarray:
