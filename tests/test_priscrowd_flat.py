@@ -136,3 +136,25 @@ def test_weights_are_distributions_per_object(seed):
 def test_single_claim_object_is_refused():
     with pytest.raises(ValueError, match="needs at least 2"):
         flat_claims([0, 1, 1], [0, 0, 1], [1.0, 2.0, 3.0], n_objects=2)
+
+
+@pytest.mark.parametrize("pairs_up_to, block_min", [(0, 1), (10**9, 1), (16, 16), (5, 2)])
+def test_gram_layout_changes_no_weight_and_no_iteration(monkeypatch, pairs_up_to, block_min):
+    """Flat pairs and (G, n, n) blocks add (K w)_s in the same order: every layout gives
+    bit-identical weights and iteration counts, also when the local phase narrows to objects
+    that are all in blocks (a subset with no pairs left)."""
+    from crowdpriv.priscrowd import _flat
+
+    obj, src, val, n_obj, n_src = _claims(np.random.default_rng(3), n_objects=60,
+                                          n_sources=50, low=2, high=30)
+    reference = fit_flat(flat_claims(obj, src, val, n_objects=n_obj), n_src)
+    monkeypatch.setattr(_flat, "PAIRS_UP_TO", pairs_up_to)
+    monkeypatch.setattr(_flat, "BLOCK_MIN_OBJECTS", block_min)
+    fc = flat_claims(obj, src, val, n_objects=n_obj)
+    in_blocks = sum(rows.size for rows, _ in fc.blocks)
+    assert in_blocks + len(np.unique(fc.pair_s)) == len(fc.obj)
+    if pairs_up_to == 0:
+        assert len(fc.pair_s) == 0 and in_blocks == len(fc.obj)
+    got = fit_flat(fc, n_src)
+    for a, b in zip(reference, got):
+        np.testing.assert_array_equal(a, b)
