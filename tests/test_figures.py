@@ -97,6 +97,49 @@ def test_scientific_mantissa_ticks_fail_and_plain_log_ticks_fix_them():
     plt.close(fig)
 
 
+def test_legend_over_data_fails_and_legend_outside_passes():
+    fig, ax = plt.subplots()
+    x = np.linspace(0, 1, 20)
+    ax.plot(x, np.full_like(x, 0.9), label="high")  # runs under an upper-left legend
+    ax.plot(x, x * 0.2, label="low")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("y")
+    ax.legend(loc="upper left")
+    assert any("legend covers 'high'" in p for p in figure_problems(fig))
+    ax.get_legend().remove()
+    fig.legend(loc="outside right center")
+    fig.set_layout_engine("constrained")
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
+def test_a_line_crossing_the_legend_between_its_points_fails():
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0], label="diagonal")  # two points, far from the legend's corner
+    ax.set_ylabel("y")
+    ax.legend(loc="center")
+    assert any("legend covers" in p for p in figure_problems(fig))
+    plt.close(fig)
+
+
+def test_coinciding_series_drawn_alike_fail_and_distinct_styles_pass():
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [1.0, 2.0, 3.0], label="RR", color="C0", marker="o")
+    ax.plot([1, 2, 3], [1.0001, 2.0001, 3.0001], label="2-Layer", color="C1", marker="o")
+    ax.set_ylabel("y")
+    fig.legend(loc="outside right center")
+    fig.set_layout_engine("constrained")
+    assert any("'2-Layer' hides 'RR'" in p for p in figure_problems(fig))
+    ax.lines[1].set_linestyle("--")
+    ax.lines[1].set_marker("s")
+    assert figure_problems(fig) == []
+    ax.lines[1].set_ydata([1.5, 2.5, 3.5])  # apart on screen: any style is fine
+    ax.lines[1].set_linestyle("-")
+    ax.lines[1].set_marker("o")
+    assert figure_problems(fig) == []
+    plt.close(fig)
+
+
 def test_save_figure_refuses_and_writes_nothing(tmp_path):
     fig, ax = _clean_figure()
     ax.plot([1, 2], [1, 2])

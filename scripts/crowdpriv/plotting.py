@@ -3,7 +3,8 @@ every figure passes before it is written (:func:`figure_problems`).
 
 The checks are what a reader notices first: a plotted series that no legend names, a label
 coloured differently in two panels, a ±1 sd band that nothing explains, an axis without a label,
-tick labels that overlap, and ``4×10⁻¹``-style tick labels. :func:`save_figure` refuses to write
+tick labels that overlap, ``4×10⁻¹``-style tick labels, a legend drawn over data, and two series
+that coincide on screen drawn in the same line style and marker (one hides the other). :func:`save_figure` refuses to write
 a figure with any of them, so every run of the pipeline (and the end-to-end tests in CI) checks
 every figure it renders.
 
@@ -17,12 +18,14 @@ from itertools import combinations
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
-__all__ = ["use_style", "save_figure", "plain_log_ticks", "figure_problems", "FigureProblems", "REFERENCE"]
+__all__ = ["use_style", "save_figure", "plain_log_ticks", "figure_problems", "FigureProblems",
+           "REFERENCE", "METHOD_COLOURS"]
 
 _RC = Path(__file__).resolve().parents[1] / "matplotlibrc"
 
@@ -31,6 +34,14 @@ REFERENCE = "reference"
 
 #: words that explain a shaded band somewhere on the figure
 _BAND_WORDS = ("sd", "std", "±")
+#: two series closer than this (pixels, at every point) coincide on screen
+_COINCIDE_PX = 1.5
+#: Okabe-Ito colours of the methods, the same in every figure of every paper
+METHOD_COLOURS = {
+    "LP": "#0072B2", "RR": "#D55E00", "MF": "#009E73", "2-Layer": "#CC79A7",
+    "PrisCrowd": "#D55E00", "Uniform": "#009E73", "Basic(Strong)": "#CC79A7",
+    "Basic(Normal)": "#0072B2", "Basic(Weak)": "#999999",
+}
 
 
 class FigureProblems(ValueError):
@@ -99,6 +110,89 @@ def _visible_tick_labels(axis, renderer):
     return [(t.get_text(), t.get_window_extent(renderer)) for t in labels]
 
 
+def _display_points(artist, ax, step_px: float = 2.0) -> np.ndarray:
+    """Display coordinates of a line (its segments sampled every ``step_px`` pixels) or of the
+    markers of a scatter, for the legend-overlap check; empty for anything else."""
+    if isinstance(artist, matplotlib.lines.Line2D):
+        if not artist.get_visible() or artist.get_transform() != ax.transData:
+            return np.zeros((0, 2))
+        xy = np.column_stack([np.asarray(artist.get_xdata(), dtype=float),
+                              np.asarray(artist.get_ydata(), dtype=float)])
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        if not len(xy):
+            return np.zeros((0, 2))
+        pts = ax.transData.transform(xy)
+        if artist.get_linestyle() in ("None", "", " ") or len(pts) < 2:
+            return pts if artist.get_marker() not in ("None", None, "", " ") else np.zeros((0, 2))
+        out = [pts[:1]]
+        for a, b in zip(pts[:-1], pts[1:]):
+            n = max(1, int(np.hypot(*(b - a)) // step_px))
+            out.append(a + (b - a) * (np.arange(1, n + 1) / n)[:, None])
+        return np.concatenate(out)
+    if isinstance(artist, matplotlib.collections.PathCollection) and artist.get_visible():
+        offsets = np.asarray(artist.get_offsets(), dtype=float)
+        offsets = offsets[np.isfinite(offsets).all(axis=1)] if len(offsets) else offsets
+        return artist.get_offset_transform().transform(offsets) if len(offsets) else np.zeros((0, 2))
+    return np.zeros((0, 2))
+
+
+def _legend_overlaps(fig, renderer) -> list[str]:
+    """Legends whose box covers a plotted point or line of any axes."""
+    problems = []
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    for legend in legends:
+        box = legend.get_window_extent(renderer)
+        for index, ax in enumerate(fig.axes):
+            if not ax.get_visible() or not ax.axison:
+                continue
+            inside_axes = ax.get_window_extent(renderer)
+            if not box.overlaps(inside_axes):
+                continue
+            clip = box.intersection(box, inside_axes)
+            for artist in list(ax.lines) + list(ax.collections):
+                pts = _display_points(artist, ax)
+                hit = ((pts[:, 0] > clip.x0) & (pts[:, 0] < clip.x1) & (pts[:, 1] > clip.y0)
+                       & (pts[:, 1] < clip.y1)) if len(pts) else np.zeros(0, dtype=bool)
+                if hit.any():
+                    what = artist.get_label() if not artist.get_label().startswith("_") else \
+                        "a plotted line"
+                    problems.append(f"panel {index + 1} ({ax.get_title() or 'untitled'}): the "
+                                    f"legend covers {what!r}")
+                    break
+    return problems
+
+
+def _look(line) -> tuple:
+    """What tells two coinciding lines apart besides colour: line style, marker, hollow."""
+    marker = line.get_marker()
+    if marker in ("None", None, "", " "):
+        return line.get_linestyle(), None, None
+    face = line.get_markerfacecolor()
+    return line.get_linestyle(), marker, isinstance(face, str) and face.lower() == "none"
+
+
+def _hidden_series(ax, name: str) -> list[str]:
+    """Pairs of labelled lines of ``ax`` that coincide on screen at every point while drawn
+    with the same line style and marker, so the one drawn last hides the other."""
+    lines = [ln for ln in ax.lines if ln.get_visible() and ln.get_transform() == ax.transData
+             and not ln.get_label().startswith("_") and len(ln.get_xdata())]
+    problems = []
+    for a, b in combinations(lines, 2):
+        if a.get_label() == b.get_label() or _look(a) != _look(b):
+            continue
+        xa, ya = np.asarray(a.get_xdata(), float), np.asarray(a.get_ydata(), float)
+        xb, yb = np.asarray(b.get_xdata(), float), np.asarray(b.get_ydata(), float)
+        if xa.shape != xb.shape or not np.array_equal(xa, xb):
+            continue
+        pa = ax.transData.transform(np.column_stack([xa, ya]))
+        pb = ax.transData.transform(np.column_stack([xb, yb]))
+        ok = np.isfinite(pa).all(axis=1) & np.isfinite(pb).all(axis=1)
+        if ok.any() and np.hypot(*(pa[ok] - pb[ok]).T).max() < _COINCIDE_PX:
+            problems.append(f"{name}: {b.get_label()!r} hides {a.get_label()!r} (they coincide "
+                            "on screen in the same line style and marker)")
+    return problems
+
+
 def figure_problems(fig) -> list[str]:
     """Every readability problem of ``fig`` (empty list: the figure passes).
 
@@ -106,7 +200,9 @@ def figure_problems(fig) -> list[str]:
     - one label drawn in different colours in different panels;
     - a shaded band (±1 sd) while no text of the figure says what it is;
     - an axes with data but no y label (unless it shares its y axis with one that has one);
-    - overlapping tick labels on one axis, or tick labels in ``a×10^k`` notation.
+    - overlapping tick labels on one axis, or tick labels in ``a×10^k`` notation;
+    - a legend whose box covers a plotted line or marker;
+    - two labelled lines that coincide on screen drawn alike (:func:`_hidden_series`).
     """
     problems: list[str] = []
     fig.canvas.draw()
@@ -129,6 +225,7 @@ def figure_problems(fig) -> list[str]:
                 problems.append(f"{name}: series {label!r} is in no legend")
             else:
                 colours.setdefault(label, set()).add(colour)
+        problems += _hidden_series(ax, name)
         if series:
             siblings = ax.get_shared_y_axes().get_siblings(ax)
             if not any(sib.get_ylabel().strip() for sib in siblings):
@@ -142,6 +239,7 @@ def figure_problems(fig) -> list[str]:
                 if b1.overlaps(b2) and b1.intersection(b1, b2).width * b1.intersection(b1, b2).height > 1.0:
                     problems.append(f"{name}: {axis_name} tick labels {t1!r} and {t2!r} overlap")
                     break
+    problems += _legend_overlaps(fig, renderer)
     for label, seen in colours.items():
         if len(seen) > 1:
             problems.append(f"series {label!r} has different colours in different panels: "
