@@ -26,6 +26,8 @@ data = {
 dist = fig1_table(p.block, data)
 write_csv(dist, snakemake.output.csv)  # noqa: F821
 fig = plot_answer_distribution(
-    dist, title="LDP-sparse Fig. 1: answer distribution of the real datasets"
+    dist,
+    title="LDP-sparse Fig. 1: answer distribution of the real datasets",
+    paper_gold_zero_share=p.paper_gold_zero_share,
 )
 save_figure(fig, snakemake.output.png, snakemake.output.svg)  # noqa: F821

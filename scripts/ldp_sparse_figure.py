@@ -51,5 +51,6 @@ fig = plot_panels(
     title=p.title,
     yscale=getattr(p, "yscale", "linear"),
     logx=getattr(p, "logx", False),
+    mark_x=getattr(p, "mark_x", None),
 )
 save_figure(fig, snakemake.output.png, snakemake.output.svg)  # noqa: F821

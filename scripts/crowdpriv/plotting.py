@@ -256,7 +256,7 @@ def _plain(value, _pos=None) -> str:
 
 def plain_log_ticks(fig) -> None:
     """Label every log axis of ``fig`` with plain numbers (``0.4``, ``20``), never ``4×10⁻¹``:
-    major ticks always; minor ticks at 2 and 5 only when the axis spans under two decades."""
+    major ticks always; minor ticks at 2 and 5 only when the axis spans under three decades."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     for ax in fig.axes:
@@ -265,7 +265,7 @@ def plain_log_ticks(fig) -> None:
                 continue
             axis.set_major_formatter(FuncFormatter(_plain))
             lo, hi = sorted(abs(v) for v in axis.get_view_interval())
-            narrow = axis.get_scale() == "log" and lo > 0 and hi / lo < 100
+            narrow = axis.get_scale() == "log" and lo > 0 and hi / lo < 1000
             if narrow:
                 axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
                 axis.set_minor_formatter(FuncFormatter(_plain))

@@ -192,6 +192,7 @@ rule ldp_sparse_fig1:
     params:
         datasets=LDP["fig1"]["datasets"],
         block={k: LDP[k] for k in ("fig1", "real_domain_size", "inference")},
+        paper_gold_zero_share=LDP["claims"]["gold_zero_share_min"],
     script:
         "../../scripts/ldp_sparse_fig1.py"
 
@@ -223,6 +224,7 @@ rule ldp_sparse_fig2:
         x="epsilon",
         panel_label="sparsity = {:g}",
         xlabel="privacy budget ε",
+        yscale="symlog",
         title=(
             f"LDP-sparse Fig. 2: MAE change vs ε, synthetic "
             f"{LDP['fig2']['workers']} workers × {LDP['fig2']['tasks']} tasks"
@@ -258,6 +260,7 @@ rule ldp_sparse_fig3:
         x="sparsity",
         panel_label="ε = {:g}",
         xlabel="sparsity",
+        yscale="symlog",
         title=(
             f"LDP-sparse Fig. 3: MAE change vs sparsity, synthetic "
             f"{LDP['fig3']['workers']} workers × {LDP['fig3']['tasks']} tasks"
@@ -293,6 +296,7 @@ rule ldp_sparse_fig4:
         x="sparsity",
         panel_label="ε = {:g}",
         xlabel="sparsity",
+        yscale="symlog",
         title=(
             f"LDP-sparse Fig. 4: MAE change vs sparsity, synthetic "
             f"{LDP['fig4']['workers']} workers × {LDP['fig4']['tasks']} tasks"
@@ -325,6 +329,7 @@ rule ldp_sparse_fig5:
         x="epsilon",
         panel_label="{}",
         xlabel="privacy budget ε",
+        yscale="symlog",
         title="LDP-sparse Fig. 5: MAE change vs ε on the real datasets",
     script:
         "../../scripts/ldp_sparse_figure.py"
@@ -380,6 +385,7 @@ rule ldp_sparse_mf_sensitivity:
         xlabel="factorisation parameter d",
         yscale="symlog",
         logx=True,
+        mark_x=[LDP["d"], "d of Figs. 2-5"],
         title=(
             f"MF sensitivity (not in LDP-sparse): synthetic "
             f"{LDP['mf_sensitivity']['workers']} workers × {LDP['mf_sensitivity']['tasks']} "

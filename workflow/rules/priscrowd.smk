@@ -208,6 +208,8 @@ rule priscrowd_fig3:
     localrule: True
     conda:
         CONDA_ENV
+    params:
+        quantiles=PRIS["fig3"]["quantiles"],
     script:
         "../../scripts/priscrowd_fig3.py"
 
@@ -231,6 +233,7 @@ rule priscrowd_fig5:
     input:
         work=pris_run("work"),
         timings=pris_run("fig5_timings"),
+        release=pris_run("release"),
     output:
         **pris_figure("fig5", "Figure 5"),
         csv="results/priscrowd/fig5.csv",
@@ -243,6 +246,7 @@ rule priscrowd_fig5:
         CONDA_ENV
     params:
         m=PRIS["fig5"]["m"],
+        max_candidates=PRIS["max_candidates"],
     script:
         "../../scripts/priscrowd_fig5.py"
 

@@ -7,12 +7,15 @@ import pandas as pd
 
 __all__ = ["plot_panels", "plot_answer_distribution", "save_figure"]
 
+#: line style and marker per method (colour: crowdpriv.plotting.METHOD_COLOURS); markers are
+#: hollow, so a method drawn over another that coincides with it leaves both visible
 _STYLE = {
-    "LP": dict(color="tab:blue", marker="o"),
-    "RR": dict(color="tab:orange", marker="s"),
-    "MF": dict(color="tab:green", marker="^"),
-    "2-Layer": dict(color="tab:red", marker="D"),
+    "LP": dict(linestyle="-", marker="o"),
+    "RR": dict(linestyle="--", marker="s"),
+    "MF": dict(linestyle="-.", marker="^"),
+    "2-Layer": dict(linestyle=":", marker="D"),
 }
+_OTHER_MARKERS = "ovsDP*X<>"
 
 
 def _pyplot():
@@ -24,83 +27,140 @@ def _pyplot():
     return plt
 
 
+def method_style(method: str, index: int, n_methods: int) -> dict:
+    """Colour, line style and hollow marker of a method, the same in every LDP figure.
+
+    The paper's methods take their fixed style; the MF sensitivity's ``"MF, λ=<r>"`` series are
+    shades of MF's colour (λ = 0, the paper's MF, in MF's own); other (user) mechanisms take
+    the remaining markers in order."""
+    from matplotlib.colors import to_rgb
+
+    from crowdpriv.plotting import METHOD_COLOURS
+
+    if method in _STYLE:
+        style = dict(_STYLE[method], color=METHOD_COLOURS[method])
+    elif method.startswith("MF, λ="):
+        base = np.array(to_rgb(METHOD_COLOURS["MF"]))
+        shade = 0.7 * index / max(n_methods - 1, 1)  # λ = 0 in MF's colour, then lighter
+        style = dict(linestyle="-", marker=_OTHER_MARKERS[index % len(_OTHER_MARKERS)],
+                     color=tuple(base * (1 - shade) + 0.2 * shade))
+    else:
+        style = dict(linestyle="-", marker=_OTHER_MARKERS[index % len(_OTHER_MARKERS)],
+                     color=f"C{index % 8}")
+    return dict(style, markerfacecolor="none", markeredgewidth=1.2)
+
+
 def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabel: str, title: str,
-                logx: bool = False, yscale: str = "linear"):
+                logx: bool = False, yscale: str = "linear", mark_x=None):
     """One panel per value of ``panel`` (in the order of ``summary``): mean MAE change vs ``x``
-    per method, ±1 sd band over the R repetitions.
+    per method, ±1 sd band over the R repetitions; the panels share their y axis (the paper
+    compares them), the x ticks are the sweep's values, and one legend outside the panels names
+    every series.
 
     ``summary`` has columns method, mean, std, R plus ``panel`` and ``x``. ``yscale="symlog"``
     follows the data: a log axis when every mean is positive, else a symlog axis whose linear
-    part ends at the smallest nonzero |mean| (no empty decades).
+    part ends at the smallest nonzero |mean| (no empty decades). The information-free
+    reference (every worker sends his own mean answer; not in the paper) is a thin black dotted
+    line drawn on top, so it stays visible where a method coincides with it. ``mark_x`` =
+    ``(value, text)`` marks one x value in every panel (a dashed grey line and its text).
     """
+    from matplotlib.ticker import FuncFormatter
+
     plt = _pyplot()
     panels = list(dict.fromkeys(summary[panel]))
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    methods = list(dict.fromkeys(summary["method"]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(3.9 * len(panels) + 1.6, 3.5),
+                             squeeze=False, sharey=True, layout="constrained")
+    positive = bool((summary["mean"] > 0).all())
     for ax, pv, letter in zip(axes[0], panels, "abcdefgh"):
         sub = summary[summary[panel] == pv]
         for meth, g in sub.groupby("method", sort=False):
             g = g.sort_values(x)
-            style = _STYLE.get(meth, dict(marker="o"))
-            (line,) = ax.plot(g[x], g["mean"], label=meth, **style)
+            style = method_style(meth, methods.index(meth), len(methods))
+            ax.plot(g[x], g["mean"], label=meth, **style)
             ax.fill_between(g[x], g["mean"] - g["std"].fillna(0), g["mean"] + g["std"].fillna(0),
-                            color=line.get_color(), alpha=0.15, linewidth=0)
-        positive = bool((sub["mean"] > 0).all())
+                            color=style["color"], alpha=0.12, linewidth=0)
         if not (yscale == "symlog" and positive):
             ax.axhline(0, color="0.6", linewidth=0.6)
         if {"mae_ref_own_mean_mean", "mae_original_mean"} <= set(sub.columns):
-            # information-free reference (not in the paper): every worker sends his own mean
             ref = sub.groupby(x, sort=True)[["mae_ref_own_mean_mean", "mae_original_mean"]].mean()
             ax.plot(ref.index, ref["mae_ref_own_mean_mean"] - ref["mae_original_mean"],
-                    color="0.4", linestyle=":", linewidth=1, label="own-mean sender")
+                    color="k", linestyle=(0, (1, 1.5)), linewidth=1.1, zorder=5,
+                    label="own-mean sender (reference)")
+        if mark_x is not None:
+            ax.axvline(mark_x[0], color="0.5", linestyle="--", linewidth=0.8)
+            ax.text(mark_x[0], 0.98, f" {mark_x[1]}", transform=ax.get_xaxis_transform(),
+                    ha="left", va="top", fontsize=7, color="0.35")
         ax.set_xlabel(xlabel)
-        ax.set_ylabel("MAE change")
         if logx:
             ax.set_xscale("log")
-            ax.set_xticks(sorted(set(sub[x])))
+        ax.set_xticks(sorted(set(sub[x])))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
         if yscale == "symlog" and positive:
             ax.set_yscale("log")
         elif yscale == "symlog":
-            smallest = sub["mean"].abs()[sub["mean"] != 0].min()
+            smallest = summary["mean"].abs()[summary["mean"] != 0].min()
             ax.set_yscale("symlog", linthresh=10 ** np.floor(np.log10(smallest)))
         elif yscale != "linear":
             ax.set_yscale(yscale)
         r = sorted(set(int(v) for v in sub["R"]))
         ax.set_title(f"({letter}) {panel_label(pv)}  (R={','.join(map(str, r))})", fontsize=9)
-        ax.legend(fontsize=8)
+    axes[0, 0].set_ylabel("MAE change" + (" (log scale)" if yscale == "symlog" and positive
+                                          else ""))
+    handles = {}
+    for ax in axes[0]:
+        for handle, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, handle)
     repetitions = int(summary["R"].max())
-    fig.suptitle(title + ("\n(band: ±1 sd over the R repetitions)" if repetitions > 1 else ""),
-                 fontsize=10)
-    fig.tight_layout()
+    fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8,
+               title="band: ±1 sd over R" if repetitions > 1 else None, title_fontsize=7)
+    fig.suptitle(title, fontsize=10)
     return fig
 
 
-def plot_answer_distribution(dist: pd.DataFrame, *, title: str):
-    """LDP-sparse Fig. 1: per dataset, the answer distribution for each gold label."""
+def plot_answer_distribution(dist: pd.DataFrame, *, title: str, paper_gold_zero_share=None):
+    """LDP-sparse Fig. 1: per dataset, the distribution of all answers (grey) and of the answers
+    to tasks of each gold label; each panel states the share of reference-labelled tasks whose
+    label is 0 beside the paper's "more than 72 %" (``paper_gold_zero_share``), and how many
+    tasks carry a reference label. An answer value nobody gives (AdultContent's label 4: four
+    categories in a domain of five) keeps its empty slot, so both panels share one x axis."""
     from crowdpriv.labels import dataset_label
 
     plt = _pyplot()
     datasets = list(dict.fromkeys(dist["dataset"]))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.5 * len(datasets), 3.4), squeeze=False)
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.3 * len(datasets) + 1.4, 3.6),
+                             squeeze=False, sharey=True, layout="constrained")
+    gold_labels = sorted(g for g in set(dist["truth"]) if g not in ("all", "task_gold"))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    style = {"all": dict(color="0.35", label="all answers")}
+    style.update({g: dict(color=colours[i % len(colours)], label=f"answers to gold = {g}")
+                  for i, g in enumerate(gold_labels)})
     for ax, ds, letter in zip(axes[0], datasets, "abcdefgh"):
         sub = dist[dist["dataset"] == ds]
-        groups = [
-            g for g in dict.fromkeys(sub["truth"])
-            if g != "task_gold" and sub[sub["truth"] == g]["count"].sum() > 0
-        ]
+        groups = [g for g in ["all"] + gold_labels if sub[sub["truth"] == g]["count"].sum() > 0]
         answers = sorted(set(sub["answer"]))
         width = 0.8 / max(len(groups), 1)
         for k, g in enumerate(groups):
             gg = sub[sub["truth"] == g].set_index("answer").reindex(answers)
-            lab = "all answers" if g == "all" else f"gold = {g}"
             ax.bar(np.arange(len(answers)) + (k - (len(groups) - 1) / 2) * width,
-                   gg["fraction"], width=width, label=lab)
+                   gg["fraction"], width=width, **style[g])
         ax.set_xticks(np.arange(len(answers)), [str(a) for a in answers])
-        ax.set_xlabel("answer")
-        ax.set_ylabel("fraction of answers")
-        ax.set_title(f"({letter}) {dataset_label(ds)}", fontsize=9)
-        ax.legend(fontsize=7)
+        ax.set_xlabel("answer (label)")
+        gold = sub[sub["truth"] == "task_gold"]
+        note = ""
+        if gold["count"].sum() > 0:
+            zero = gold.loc[gold["answer"] == 0, "count"].sum() / gold["count"].sum()
+            note = (f"reference label 0 on {zero:.0%} of {int(gold['count'].sum()):,} tasks"
+                    + (f" (paper: > {paper_gold_zero_share:.0%})"
+                       if paper_gold_zero_share is not None else ""))
+        ax.set_title(f"({letter}) {dataset_label(ds)}\n{note}", fontsize=9)
+    axes[0, 0].set_ylabel("fraction of answers")
+    handles = {}
+    for ax in axes[0]:
+        for handle, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, handle)
+    fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
     return fig
 
 

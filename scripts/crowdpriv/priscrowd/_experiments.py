@@ -488,8 +488,9 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, quantiles, min_claims: int,
                  min_distinct: int, grid: int):
     """Case-study densities (PrisCrowd Fig. 3) for the objects :func:`choose_case_studies`
     picks, on ``grid`` points over the full range of the claims plus ``grid`` points over the
-    view (claims between their 10th and 90th percentiles, the reference ± 4 bandwidths), so the
-    ISE sees every claim and the plot is not flattened by outliers (``view_lo``/``view_hi``)."""
+    view (the claims inside Tukey's far fences, Q1 − 3 IQR .. Q3 + 3 IQR with the IQR at least
+    two bandwidths, and the reference, ± 4 bandwidths), so the ISE sees every claim and the plot
+    is not flattened by outliers (``view_lo``/``view_hi``)."""
     min_claims = check_int_at_least("fig3.min_claims", min_claims, 2)
     min_distinct = check_int_at_least("fig3.min_distinct", min_distinct, 1)
     grid = check_int_at_least("fig3.grid", grid, 2)
@@ -507,9 +508,13 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, quantiles, min_claims: int,
         pad = 4 * max(h, sd_ref.max())
         lo = min(z.min(), mu_ref.min()) - pad
         hi = max(z.max(), mu_ref.max()) + pad
-        q10, q90 = np.percentile(z, [10, 90])
-        view_lo = min(q10, mu_ref.min()) - pad
-        view_hi = max(q90, mu_ref.max()) + pad
+        # the view: claims inside Tukey's far fences (3 IQR, the IQR at least 2 bandwidths so
+        # tied claims keep their neighbours) and the reference, padded by 4 bandwidths
+        q1, q3 = np.percentile(z, [25, 75])
+        spread = max(q3 - q1, 2 * h)
+        inside = z[(z >= q1 - 3 * spread) & (z <= q3 + 3 * spread)]
+        view_lo = min(inside.min(), mu_ref.min()) - pad
+        view_hi = max(inside.max(), mu_ref.max()) + pad
         x = np.union1d(np.linspace(lo, hi, grid), np.linspace(view_lo, view_hi, grid))
         dens = {}
         for label, method in (("combined", "PrisCrowd"), ("global", "Global"),

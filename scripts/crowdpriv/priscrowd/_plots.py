@@ -17,8 +17,27 @@ __all__ = [
     "plot_budget",
 ]
 
-_COLORS = {"PrisCrowd": "tab:red", "Uniform": "tab:green", "Basic(Strong)": "tab:purple",
-           "Basic(Normal)": "tab:blue", "Basic(Weak)": "tab:gray"}
+#: method markers (colours: crowdpriv.plotting.METHOD_COLOURS, shared with the other papers)
+_MARKERS = {"PrisCrowd": "o", "Uniform": "s", "Basic(Strong)": "^", "Basic(Normal)": "v",
+            "Basic(Weak)": "D"}
+_LETTERS = "abcdefghijklmnop"
+
+
+def _colour(method: str):
+    from crowdpriv.plotting import METHOD_COLOURS
+
+    return METHOD_COLOURS.get(method)
+
+
+def _figure_legend(fig, axes, **kw):
+    """One legend for the whole figure (outside the panels), each label once, the paper's
+    series after ours."""
+    handles = {}
+    for ax in np.ravel(axes):
+        for handle, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, handle)
+    handles = dict(sorted(handles.items(), key=lambda item: item[0].startswith("paper")))
+    fig.legend(handles.values(), handles.keys(), **{"fontsize": 8, **kw})
 
 
 def _plt():
@@ -38,79 +57,102 @@ def _save(fig, paths):
     save_figure(fig, *paths)
 
 
-def _bars(ax, d, group_col, methods):
-    groups = list(dict.fromkeys(d[group_col]))
-    width = 0.8 / len(methods)
-    for j, meth in enumerate(methods):
-        dm = d[d["method"] == meth].set_index(group_col).reindex(groups)
-        x = np.arange(len(groups)) + (j - (len(methods) - 1) / 2) * width
-        ax.bar(x, dm["mean"], width, yerr=dm["std"], color=_COLORS.get(meth), label=meth,
-               capsize=2)
-        ax.scatter(x, dm["paper"], marker="_", s=120, color="k", zorder=3, label="paper",
-                   gid=None if j == 0 else "reference")  # one legend entry for the ticks
-    ax.set_xticks(np.arange(len(groups)), [dataset_label(g) for g in groups])
-    ax.set_yscale("log")
-
-
 def plot_table1(summary: pd.DataFrame, paths):
-    """Table 1 as bars (ours, mean ± std over R) with the paper's values as black ticks."""
+    """Table 1, ours beside the paper's, per object: the paper's values read as averages over
+    objects (its Table 1 violates SISE ≤ ISE² as sums; docs/results.md), so ours are drawn as
+    ``per_object`` = our sum over objects / objects (mean ± 1 sd over R, filled markers) and the
+    paper's as hollow black markers at the same x; log y axis, so markers rather than bars."""
     plt = _plt()
     methods = list(dict.fromkeys(summary["method"]))
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, measure in zip(axes, ("ISE", "SISE")):
-        _bars(ax, summary[summary["measure"] == measure], "dataset", methods)
-        ax.set_title(f"{measure} (log scale; bars: mean ± 1 sd over R)")
-        ax.set_ylabel(measure)
-    handles, labels = axes[0].get_legend_handles_labels()
-    unique = dict(zip(labels, handles))
-    axes[0].legend(unique.values(), unique.keys(), fontsize=7)
+    datasets = list(dict.fromkeys(summary["dataset"]))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+    width = 0.8 / len(methods)
+    for ax, measure, letter in zip(axes, ("ISE", "SISE"), "ab"):
+        d = summary[summary["measure"] == measure]
+        for j, meth in enumerate(methods):
+            dm = d[d["method"] == meth].set_index("dataset").reindex(datasets)
+            x = np.arange(len(datasets)) + (j - (len(methods) - 1) / 2) * width
+            per_object_sd = dm["std"] * dm["per_object"] / dm["mean"]
+            ax.errorbar(x, dm["per_object"], yerr=per_object_sd, fmt=_MARKERS.get(meth, "o"),
+                        color=_colour(meth), capsize=2, label=f"{meth} (ours)")
+            ax.plot(x, dm["paper"], linestyle="none", marker=_MARKERS.get(meth, "o"),
+                    markerfacecolor="none", markeredgecolor="k", markersize=7,
+                    label="paper (hollow black, same marker)" if j == 0 else "_nolegend_",
+                    gid=None if j == 0 else "reference")
+        ax.set_xticks(np.arange(len(datasets)), [dataset_label(g) for g in datasets])
+        ax.grid(axis="x", visible=False)
+        ax.set_yscale("log")
+        ax.set_ylabel(f"{measure} per object")
+        ax.set_title(f"({letter}) {measure} per object (ours: mean ± 1 sd over R)", fontsize=9)
+    _figure_legend(fig, axes, loc="outside right center")
     R = int(summary["R"].max())
-    names = ", ".join(dataset_label(d) for d in dict.fromkeys(summary["dataset"]))
-    fig.suptitle(f"PrisCrowd Table 1: accuracy on {names} (R = {R})", fontsize=10)
-    fig.tight_layout()
+    fig.suptitle(f"PrisCrowd Table 1: accuracy per object on "
+                 f"{', '.join(dataset_label(d) for d in datasets)} (R = {R})", fontsize=10)
     _save(fig, paths)  # also closes the figure
+
+
+def _paper_groups(d: pd.DataFrame) -> list[tuple[list[str], pd.DataFrame]]:
+    """The paper's series of ``d`` grouped where they print the same values (within 1 %), so
+    identical printed rows are drawn once, labelled with every method they stand for."""
+    groups: list[tuple[list[str], pd.DataFrame]] = []
+    for meth, dm in d.groupby("method", sort=False):
+        values = dm.sort_values("p")["paper"].to_numpy(float)
+        for names, first in groups:
+            other = first.sort_values("p")["paper"].to_numpy(float)
+            if len(other) == len(values) and np.allclose(values, other, rtol=0.01):
+                names.append(meth)
+                break
+        else:
+            groups.append(([meth], dm))
+    return groups
 
 
 def plot_table2(summary: pd.DataFrame, paths):
-    """Table 2 as lines over p (ours ± std) with the paper's values dashed."""
+    """Table 2 as lines over p: ours (solid, mean ± 1 sd over R) and the paper's (dashed, the
+    colour of the first method whose printed row it is; rows the paper prints alike are one
+    line, labelled with all of them). Log y axes, x ticks at the p values."""
     plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, measure in zip(axes, ("ISE", "SISE")):
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
+    for ax, measure, letter in zip(axes, ("ISE", "SISE"), "ab"):
         d = summary[summary["measure"] == measure]
         for meth, dm in d.groupby("method", sort=False):
-            c = _COLORS.get(meth)
-            ax.errorbar(dm["p"], dm["mean"], yerr=dm["std"], color=c, marker="o", label=meth,
-                        capsize=2)
-            ax.plot(dm["p"], dm["paper"], color=c, ls="--", alpha=0.6, gid="reference")
-        ax.plot([], [], color="0.4", ls="--", label="paper (dashed, same colour)")
+            ax.errorbar(dm["p"], dm["mean"], yerr=dm["std"], color=_colour(meth),
+                        marker=_MARKERS.get(meth, "o"), label=meth, capsize=2)
+        for names, dm in _paper_groups(d):
+            ax.plot(dm["p"], dm["paper"], color=_colour(names[0]), ls="--", alpha=0.7,
+                    marker=_MARKERS.get(names[0], "o"), markerfacecolor="none",
+                    label=f"paper: {' = '.join(names)}")
+        ax.set_xticks(sorted(set(d["p"])))
+        ax.xaxis.set_major_formatter(lambda v, _pos: f"{v:g}")
         ax.set_xlabel("fraction of unreliable users p")
         ax.set_ylabel(measure)
-        ax.set_title(f"{measure} (solid: ours ± 1 sd over R; dashed: paper)")
+        ax.set_title(f"({letter}) {measure} (solid: ours ± 1 sd over R; dashed: paper)",
+                     fontsize=9)
         ax.set_yscale("log")
-    axes[0].legend(fontsize=7)
+    _figure_legend(fig, axes, loc="outside right center")
     fig.suptitle(f"PrisCrowd Table 2: simulated data (R = {int(summary['R'].max())})",
                  fontsize=10)
-    fig.tight_layout()
     _save(fig, paths)  # also closes the figure
 
 
-def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths):
+def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths, quantiles=None):
     """Fig. 3 case studies: densities (combined red, global black, uniform green, reference
     blue, drawn last and dashed so a curve that coincides with it stays visible) and the
     claims as magenta markers sized by their user's combined weight (crosses: weight below half
     the object's mean). The x range is the case's view (``view_lo``/``view_hi``); claims beyond
-    it are counted in the panel."""
+    it are counted under the axis. Panels are lettered (a), (b), … in the paper's order and
+    name the ISE quantile (``quantiles``, Fig. 3's config) that picked the object."""
     plt = _plt()
     cases = list(dict.fromkeys(zip(curves["dataset"], curves["case"])))
     ncol = 2
     nrow = max(1, int(np.ceil(len(cases) / ncol)))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(10, 3 * nrow + 0.6), squeeze=False,
+    fig, axes = plt.subplots(nrow, ncol, figsize=(10, 3.1 * nrow + 0.7), squeeze=False,
                              layout="constrained")
-    style = {"combined": ("tab:red", "combined weights", "-", 2.2),
+    style = {"combined": ("#D55E00", "combined weights", "-", 2.2),
              "global": ("k", "global weights", "-", 1.2),
-             "uniform": ("tab:green", "uniform weights", "-", 1.2),
-             "reference": ("tab:blue", "reference K_h(x − truth)", "--", 1.2)}
-    for ax, (ds, case) in zip(axes.ravel(), cases):
+             "uniform": ("#009E73", "uniform weights", "-", 1.2),
+             "reference": ("#0072B2", "reference K_h(x − truth)", "--", 1.2)}
+    for ax, (ds, case), letter in zip(axes.ravel(), cases, _LETTERS):
         d = curves[(curves["dataset"] == ds) & (curves["case"] == case)]
         for curve, (c, lab, ls, lw) in style.items():
             dc = d[d["curve"] == curve]
@@ -124,15 +166,17 @@ def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths):
                    label="claim (size ∝ combined weight)")
         ax.scatter(cl["x_normalised"][low], np.zeros(low.sum()), marker="x", color="m", s=25,
                    label="claim, combined weight < ½ mean")
+        xlabel = "normalised claim"
         if "view_lo" in d and d["view_lo"].notna().any():
             lo, hi = float(d["view_lo"].iloc[0]), float(d["view_hi"].iloc[0])
             ax.set_xlim(lo, hi)
             outside = int(((cl["x_normalised"] < lo) | (cl["x_normalised"] > hi)).sum())
             if outside:
-                ax.text(0.99, 0.97, f"{outside} of {len(cl)} claims outside the view",
-                        transform=ax.transAxes, ha="right", va="top", fontsize=7)
-        ax.set_title(f"{dataset_label(ds)}: {d['task'].iloc[0]}", fontsize=8)
-        ax.set_xlabel("normalised claim")
+                xlabel += f"  ({outside} of {len(cl)} claims outside the view)"
+        picked = (f", ISE quantile {quantiles[int(case)]:g}"
+                  if quantiles is not None and int(case) < len(quantiles) else "")
+        ax.set_title(f"({letter}) {dataset_label(ds)}{picked}: {d['task'].iloc[0]}", fontsize=8)
+        ax.set_xlabel(xlabel, fontsize=8)
         ax.set_ylabel("density")
     for ax in axes.ravel()[len(cases):]:
         ax.axis("off")
@@ -144,134 +188,172 @@ def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths):
 
 
 def plot_fig4(summary: pd.DataFrame, paths):
-    """Fig. 4: ISE and SISE vs number of released claims m, per dataset (mean ± std)."""
+    """Fig. 4: ISE and SISE vs number of released claims m, per dataset (mean ± 1 sd over R),
+    on log y axes (m = 1 is tens of times m = 30 on some datasets), panels (a)-(f) in the
+    paper's order (rows: datasets; columns: ISE, SISE)."""
     plt = _plt()
     dsets = list(dict.fromkeys(summary["dataset"]))
-    fig, axes = plt.subplots(len(dsets), 2, figsize=(10, 2.8 * len(dsets)), squeeze=False)
+    fig, axes = plt.subplots(len(dsets), 2, figsize=(10, 2.9 * len(dsets) + 0.5),
+                             squeeze=False, layout="constrained")
+    letters = iter(_LETTERS)
     for row, ds in zip(axes, dsets):
         for ax, measure in zip(row, ("ISE", "SISE")):
             d = summary[(summary["dataset"] == ds) & (summary["measure"] == measure)]
             for meth, dm in d.groupby("method", sort=False):
-                ax.plot(dm["m"], dm["mean"], marker=".", color=_COLORS.get(meth), label=meth)
+                ax.plot(dm["m"], dm["mean"], marker=_MARKERS.get(meth, "o"), ms=3.5,
+                        markerfacecolor="none", color=_colour(meth), label=meth)
                 ax.fill_between(dm["m"], dm["mean"] - dm["std"], dm["mean"] + dm["std"],
-                                color=_COLORS.get(meth), alpha=0.2)
-            ax.set_title(f"{dataset_label(ds)}: {measure}", fontsize=9)
+                                color=_colour(meth), alpha=0.2, linewidth=0)
+            ax.set_yscale("log")
+            ax.set_title(f"({next(letters)}) {dataset_label(ds)}: {measure}", fontsize=9)
             ax.set_xlabel("released claims per object m")
-            ax.set_ylabel(measure)
-    axes[0, 0].legend(fontsize=7)
+            ax.set_ylabel(f"{measure} (log scale)")
+    _figure_legend(fig, axes, loc="outside lower center", ncol=4)
     fig.suptitle(f"PrisCrowd Fig. 4: accuracy vs m (R = {int(summary['R'].max())}; band: ±1 sd "
                  "over R)", fontsize=10)
-    fig.tight_layout()
     _save(fig, paths)  # also closes the figure
 
 
-def plot_fig5(work: pd.DataFrame, timings: pd.DataFrame, paths):
+def plot_fig5(work: pd.DataFrame, timings: pd.DataFrame, paths, cap=None):
     """Fig. 5 per dataset: (top) candidates Alg. 1 tests vs m, with and without the privacy test
-    (deterministic, mean ± 1 sd over repetitions); (bottom) the wall-clock time of phase 2,
-    median of the timed calls (machine- and load-dependent, never judged)."""
+    (deterministic, mean ± 1 sd over repetitions), with the ceiling Alg. 1's candidate cap puts
+    on it where the curves reach half of it (``cap``: dataset → objects × ``max_candidates``; a
+    curve bending towards it is the cap binding, not the algorithm's cost); (bottom) the wall-clock time of phase 2, median of
+    the timed calls (machine- and load-dependent, never judged)."""
     plt = _plt()
     dsets = list(dict.fromkeys(work["dataset"]))
-    fig, axes = plt.subplots(2, len(dsets), figsize=(4 * len(dsets), 6.4), squeeze=False)
+    fig, axes = plt.subplots(2, len(dsets), figsize=(4.2 * len(dsets), 6.6), squeeze=False,
+                             layout="constrained")
     label = {True: "with privacy test", False: "without privacy test"}
+    colour = {True: "#0072B2", False: "#D55E00"}
+    marker = {True: "o", False: "s"}
+    letters = iter(_LETTERS)
     for col, ds in enumerate(dsets):
         ax = axes[0, col]
         d = work[(work["dataset"] == ds) & (work["measure"] == "candidates")]
         for test, dt in d.groupby("privacy_test", sort=False):
-            ax.errorbar(dt["m"], dt["mean"], yerr=dt["std"], marker="o", capsize=2,
-                        label=label[bool(test)])
-        ax.set_title(f"{dataset_label(ds)}: candidates tested", fontsize=9)
+            ax.errorbar(dt["m"], dt["mean"], yerr=dt["std"], marker=marker[bool(test)],
+                        color=colour[bool(test)], capsize=2, label=label[bool(test)])
+        top = float((d["mean"] + d["std"].fillna(0)).max())
+        if cap is not None and ds in cap and top >= 0.5 * cap[ds]:  # drawn where it binds
+            ax.axhline(cap[ds], color="0.45", linestyle="--", linewidth=1)
+            ax.text(0.02, cap[ds], "candidate cap (objects × max_candidates)",
+                    transform=ax.get_yaxis_transform(), va="bottom", fontsize=7, color="0.3")
+            ax.set_ylim(0, 1.12 * cap[ds])
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+        ax.set_title(f"({next(letters)}) {dataset_label(ds)}: candidates tested", fontsize=9)
         ax.set_ylabel("candidates (all objects)")
+    for col, ds in enumerate(dsets):
         ax = axes[1, col]
         t = timings[timings["dataset"] == ds]
         for test, dt in t.groupby("privacy_test", sort=False):
-            ax.plot(dt["m"], dt["seconds"], marker="o", label=label[bool(test)])
-        ax.set_title(f"{dataset_label(ds)}: wall clock (median of {int(t['calls'].min())})", fontsize=9)
-        ax.set_ylabel("seconds")
-        for ax in axes[:, col]:
-            ax.set_xlabel("released claims per object m")
-            ax.set_ylim(bottom=0)
-    axes[0, 0].legend(fontsize=7)
+            ax.plot(dt["m"], 1e3 * dt["seconds"], marker=marker[bool(test)],
+                    color=colour[bool(test)], label=label[bool(test)])
+        ax.set_title(f"({next(letters)}) {dataset_label(ds)}: wall clock "
+                     f"(median of {int(t['calls'].min())})", fontsize=9)
+        ax.set_ylabel("milliseconds")
+    for ax in axes.ravel():
+        ax.set_xlabel("released claims per object m")
+        ax.set_ylim(bottom=0)
+    _figure_legend(fig, axes, loc="outside lower center", ncol=2)
     fig.suptitle("PrisCrowd Fig. 5: cost of phase 2 vs m (top: deterministic work, judged; "
                  "bottom: wall clock, load-dependent, not judged)", fontsize=10)
-    fig.tight_layout()
     _save(fig, paths)  # also closes the figure
+
+
+def _row_label(dataset: str, method: str) -> str:
+    """'population · PrisCrowd'; the simulated datasets of Table 2 as 'simulated, p = 0.1'."""
+    name = str(dataset)
+    if name.startswith("simulated_p"):
+        name = f"simulated, p = {name[len('simulated_p'):]}"
+    else:
+        name = dataset_label(name)
+    return f"{name} · {method}"
 
 
 def plot_release(summary: pd.DataFrame, paths):
     """Objects fully / partly / never released (stacked horizontal bars, one row per dataset
-    and method, in the table's order) and the privacy-test pass rate."""
+    and method, in the table's order) and the privacy-test pass rate (stars)."""
     plt = _plt()
     n = len(summary)
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.32 * n), layout="constrained")
-    labels = [f"{dataset_label(d)} · {m}" for d, m in zip(summary["dataset"], summary["method"])]
+    labels = [_row_label(d, m) for d, m in zip(summary["dataset"], summary["method"])]
     y = np.arange(n)[::-1]  # first row on top
     left = np.zeros(n)
-    for col, c in (("fully", "tab:green"), ("partly", "tab:orange"), ("never", "tab:red")):
+    for col, c in (("fully", "#009E73"), ("partly", "#E69F00"), ("never", "#CC79A7")):
         share = (summary[col] / summary["tasks"]).to_numpy()
         ax.barh(y, share, left=left, color=c, label=f"{col} released", height=0.7)
         left += share
     ax.plot(summary["pass_rate"], y, "k*", ms=8, label="privacy-test pass rate")
+    ax.set_axisbelow(True)
+    ax.grid(axis="y", visible=False)
     ax.set_yticks(y, labels, fontsize=7)
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of objects / pass rate")
     ax.set_ylabel("dataset · method")
     fig.legend(loc="outside lower center", ncol=4, fontsize=7)
     ax.set_title("PrisCrowd release: objects fully / partly / never released, privacy-test "
-                 "pass rate", fontsize=9)
+                 "pass rate (means over R)", fontsize=9)
     _save(fig, paths)  # also closes the figure
 
 
 def plot_budget(budget: pd.DataFrame, paths):
-    """PrisCrowd Theorem 2 per object. (a) epsilon: the share of objects whose epsilon is finite
-    (its range written on the bar), infinite (a claim of zero weight) or not covered
-    (|U_i| < k), per dataset and method; (b) the empirical CDF of delta, colour = dataset, line
-    style = method; the curves stop below 1 by the share of objects not covered."""
+    """PrisCrowd Theorem 2 per object, one row per dataset and method. (a) ε: the share of
+    objects whose ε is finite, infinite (a claim of zero weight) or not covered (|U_i| < k),
+    with the finite values and their count written beside the bar; (b) δ of the covered
+    objects: range (whisker), quartiles (box) and median (tick), on the same rows, so methods
+    whose δ coincide (Uniform's is one value) stay apart."""
     plt = _plt()
     groups = list(budget.groupby(["dataset", "method"], sort=False))
     fig, (left, right) = plt.subplots(
-        1, 2, figsize=(11, 1.6 + 0.45 * len(groups)), layout="constrained",
-        gridspec_kw={"width_ratios": [1.1, 1]})
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    datasets = list(dict.fromkeys(budget["dataset"]))
-    methods = list(dict.fromkeys(budget["method"]))
-    styles = ["-", "--", ":", "-."]
+        1, 2, figsize=(12, 1.8 + 0.45 * len(groups)), layout="constrained", sharey=True,
+        gridspec_kw={"width_ratios": [1.25, 1]})
     y = np.arange(len(groups))[::-1]
-    shares = []
+    shares, deltas = [], []
     for (ds, meth), d in groups:
         eps = d["epsilon"].to_numpy(float)
-        covered = np.isfinite(d["delta"].to_numpy(float))  # as summarise_budget counts them
+        delta = d["delta"].to_numpy(float)
+        covered = np.isfinite(delta)  # as summarise_budget counts them
         finite = covered & np.isfinite(eps)
         shares.append((finite.mean(), (covered & ~finite).mean(), (~covered).mean(),
                        eps[finite]))
+        deltas.append(delta[covered])
     start = np.zeros(len(groups))
-    for k, (name, colour) in enumerate((("finite ε", "tab:green"), ("infinite ε", "tab:red"),
-                                        ("not covered (|U_i| < k)", "0.7"))):
+    for k, (name, colour) in enumerate((("finite ε", "#009E73"), ("infinite ε", "#D55E00"),
+                                        ("not covered (|U_i| < k)", "0.75"))):
         width = np.array([sh[k] for sh in shares])
         left.barh(y, width, left=start, color=colour, label=name, height=0.7)
         start += width
     for yi, sh in zip(y, shares):
-        if sh[3].size:
+        count = sh[3].size
+        if count:
             lo, hi = sh[3].min(), sh[3].max()
-            text = f"ε = {lo:.3g}" if np.isclose(lo, hi) else f"ε ∈ [{lo:.3g}, {hi:.3g}]"
-            left.text(0.01, yi, text, va="center", fontsize=7)
-    left.set_yticks(y, [f"{dataset_label(ds)} · {meth}" for (ds, meth), _ in groups], fontsize=7)
+            values = f"ε = {lo:.3g}" if np.isclose(lo, hi) else f"ε ∈ [{lo:.3g}, {hi:.3g}]"
+            text = f"finite: {values}" + (f" ({count} object{'s' * (count > 1)})"
+                                            if sh[0] < 0.05 else "")
+        else:
+            text = "no object has a finite ε"
+        left.text(1.02, yi, text, va="center", fontsize=7, transform=left.get_yaxis_transform())
+    left.set_yticks(y, [_row_label(ds, meth) for (ds, meth), _ in groups], fontsize=7)
     left.set_xlim(0, 1)
+    left.set_axisbelow(True)
+    left.grid(axis="y", visible=False)
     left.set_xlabel("share of objects")
     left.set_ylabel("dataset · method")
-    left.set_title("(a) per-object epsilon", fontsize=9)
-    left.legend(loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=3, fontsize=7)
-    for (ds, meth), d in groups:
-        v = np.sort(d["delta"].to_numpy(float))
-        v = v[np.isfinite(v)]
-        if v.size:
-            right.step(v, np.arange(1, v.size + 1) / len(d), where="post",
-                       color=colours[datasets.index(ds) % len(colours)],
-                       ls=styles[methods.index(meth) % len(styles)], label=f"{dataset_label(ds)}, {meth}")
-    right.set_xlabel("per-object delta (Theorem 2)")
-    right.set_ylabel("share of objects")
-    right.set_ylim(0, 1.02)
-    right.set_title("(b) per-object delta, empirical CDF", fontsize=9)
-    right.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7)
-    fig.suptitle("PrisCrowd Theorem 2: the per-object (epsilon, delta) of the releases",
-                 fontsize=10)
+    left.set_title("(a) per-object ε (Theorem 2)", fontsize=9)
+    for yi, v in zip(y, deltas):
+        if not v.size:
+            continue
+        q0, q1, q2, q3, q4 = np.quantile(v, [0, 0.25, 0.5, 0.75, 1])
+        right.plot([q0, q4], [yi, yi], color="0.3", lw=1, label="δ: range over objects")
+        right.barh(yi, q3 - q1, left=q1, height=0.45, color="#56B4E9", edgecolor="0.3",
+                   label="δ: quartiles (box)")
+        right.plot([q2, q2], [yi - 0.25, yi + 0.25], color="k", lw=1.6, label="δ: median")
+    right.margins(x=0.05)
+    right.set_axisbelow(True)
+    right.grid(axis="y", visible=False)
+    right.set_xlabel("per-object δ (Theorem 2), covered objects")
+    right.set_title("(b) per-object δ", fontsize=9)
+    _figure_legend(fig, [left, right], loc="outside lower center", ncol=6, fontsize=7)
+    fig.suptitle("PrisCrowd Theorem 2: the per-object (ε, δ) of the releases", fontsize=10)
     _save(fig, paths)  # also closes the figure
