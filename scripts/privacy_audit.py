@@ -39,7 +39,8 @@ write_markdown(
            "show), not auditable (the claim exceeds what the sample size resolves), not "
            "claimed (neighbours the paper makes no claim for)."))
 write_csv(audits.caveats(table), out.caveats)
-for paper, claims_path, png, svg in zip(p.papers, out.claims, out.png, out.svg):
+for paper, title, claims_path, png, svg in zip(p.papers, p.titles, out.claims, out.png,
+                                                out.svg):
     write_csv(audits.privacy_claims(table, paper, confidence=cfg["confidence"]), claims_path)
-    audits.plot_audit(table, paper, [png, svg])
+    audits.plot_audit(table, paper, [png, svg], confidence=cfg["confidence"], title=title)
 logger.info("%s", table[["paper", "mechanism", "neighbours", "verdict"]].to_string())

@@ -143,3 +143,30 @@ def test_snapping_release_sampler_is_exact_and_on_its_grid():
                       confidence=0.99)
     assert table["verdict"].tolist() == ["exact"]
     assert (table["epsilon_lower_bound"] <= table["exact_epsilon"]).all()
+
+
+def test_plot_audit_groups_rows_and_draws_zero_infinite_and_unresolvable_bounds(tmp_path):
+    """The audit figure passes the figure checks with a zero lower bound (hollow marker on the
+    axis edge, which stays where the data put it), ε = ∞ (its own column) and a claim beyond
+    the resolution (dotted line); rows are grouped by mechanism, δ > 0 is in the label."""
+    import pandas as pd
+
+    from crowdpriv import audits
+
+    def row(mechanism, claimed, delta, lb, exact, verdict_):
+        return dict(paper="p", mechanism=mechanism, neighbours="one cell, the m = 3 claims",
+                    claimed_epsilon=claimed, claimed_delta=delta, epsilon_lower_bound=lb,
+                    exact_epsilon=exact, samples=1000, verdict=verdict_, evidence="")
+
+    table = pd.DataFrame([row("A", 1.0, 0.0, 0.5, 0.8, "exact"),
+                          row("B", 1.0, 0.1, 0.0, np.nan, "not refuted"),
+                          row("A", 1.0, 0.0, np.inf, np.inf, "violated"),
+                          row("B", 50.0, 0.0, 2.0, np.nan, "not auditable")])
+    assert audits._grouped(table, "p")["mechanism"].tolist() == ["A", "A", "B", "B"]
+    assert "(δ\u00a0=\u00a00.1)" in audits._row_label(table.iloc[1])
+    assert audits._resolution_limits(table, 0.99) == {1000: resolvable_epsilon(1000, 0.99)}
+    assert audits._log_limits(np.array([0.0, 0.5, np.inf, 1.0]))[0] > 0.4  # zero: no decades
+    paths = [tmp_path / "p.png", tmp_path / "p.svg"]
+    audits.plot_audit(table, "p", paths, confidence=0.99, title="Paper (A et al.)")
+    assert all(path.stat().st_size > 0 for path in paths)
+    assert "Paper (A et al.): privacy audit" in paths[1].read_text()

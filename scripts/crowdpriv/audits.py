@@ -543,37 +543,161 @@ def caveats(table: pd.DataFrame) -> pd.DataFrame:
                                        "claimed_epsilon", "epsilon"])
 
 
-def plot_audit(table: pd.DataFrame, paper: str, paths) -> None:
+#: Row labels of the audit figure wrap at this many characters (the longest take three lines).
+LABEL_CHARS = 70
+#: Audit figure: width, height per line of the tallest row label and per row, and the height
+#: of the title, x axis and legend (inches); font size of the row labels (points).
+FIGURE_WIDTH, LINE_HEIGHT, ROW_PAD, FRAME_HEIGHT, LABEL_SIZE = 10.0, 0.15, 0.14, 1.9, 8
+#: Width of the ∞ column relative to the finite axis, and the x margin (share of the span of
+#: log10 ε each side; at least ``MIN_PAD`` decades).
+INFINITY_RATIO, PAD, MIN_PAD = 1 / 14, 0.06, 0.03
+#: Mantissas of the major ticks of an axis spanning under one decade (with plain_log_ticks'
+#: minor 2 and 5 among them, every label looks alike).
+NARROW_SUBS = (1.0, 2.0, 4.0, 5.0, 6.0, 8.0)
+#: Gap between the row labels and the axis (points): room for the hollow markers on its edge.
+LABEL_PAD = 8
+
+
+def _grouped(table: pd.DataFrame, paper: str) -> pd.DataFrame:
+    """The rows of ``paper``, grouped by mechanism (first-appearance order, rows kept in order)."""
+    sub = table.loc[table["paper"] == paper]
+    return pd.concat([sub.loc[sub["mechanism"] == m] for m in pd.unique(sub["mechanism"])],
+                     ignore_index=True)
+
+
+def _row_label(row) -> str:
+    """``mechanism: neighbours (δ = …) [verdict]`` wrapped at :data:`LABEL_CHARS`, never
+    inside ``x = v``, the δ or the verdict (non-breaking spaces)."""
+    import textwrap
+
+    def keep(text):
+        return text.replace(" ", "\u00a0")
+
+    delta = " " + keep(f"(δ = {row.claimed_delta:.3g})") if row.claimed_delta > 0 else ""
+    text = f"{row.mechanism}: {row.neighbours.replace(' = ', keep(' = '))}{delta} "
+    return textwrap.fill(text + keep(f"[{row.verdict}]"), LABEL_CHARS)
+
+
+def _resolution_limits(sub: pd.DataFrame, confidence: float) -> dict[int, float]:
+    """Sample size -> largest resolvable ε, for the rows not auditable because the claim is
+    beyond it (the test of :func:`verdict`)."""
+    limits = {}
+    for r in sub.loc[sub["verdict"] == "not auditable"].itertuples():
+        limit = resolvable_epsilon(int(r.samples), confidence)
+        if r.claimed_epsilon > limit:
+            limits[int(r.samples)] = limit
+    return limits
+
+
+def _log_limits(values: np.ndarray) -> tuple[float, float]:
+    """x limits around the finite positive ``values`` with a margin of :data:`PAD`."""
+    shown = np.log10(values[np.isfinite(values) & (values > 0)])
+    lo, hi = shown.min(), shown.max()
+    pad = max(PAD * (hi - lo), MIN_PAD)
+    return 10 ** (lo - pad), 10 ** (hi + pad)
+
+
+def _scatter(ax, ax_inf, x: np.ndarray, y: np.ndarray, **style) -> None:
+    """Finite positive ``x`` on ``ax``; infinite ones in the ∞ column ``ax_inf``."""
+    finite = np.isfinite(x) & (x > 0)
+    if finite.any():
+        ax.scatter(x[finite], y[finite], **style)
+    if np.isposinf(x).any():
+        ax_inf.scatter(np.zeros(np.isposinf(x).sum()), y[np.isposinf(x)], **style)
+
+
+def _infinity_column(ax, ax_inf) -> None:
+    """The ∞ column right of the finite axis: one tick, no y labels, a break mark between."""
+    from .plotting import REFERENCE
+
+    ax_inf.set_xlim(-1.0, 1.0)
+    ax_inf.set_xticks([0.0], ["∞"])
+    ax_inf.spines["left"].set_visible(False)
+    ax_inf.tick_params(axis="y", left=False, labelleft=False)
+    for axes, x in ((ax, 1.0), (ax_inf, 0.0)):
+        axes.plot([x], [0.0], transform=axes.transAxes, marker=[(-1, -2), (1, 2)],
+                  markersize=9, color="k", linestyle="none", clip_on=False, gid=REFERENCE)
+
+
+def _audit_axes(fig, infinite: bool):
+    """The finite log axis and, with ``infinite``, the ∞ column beside it (else None)."""
+    if not infinite:
+        return fig.subplots(), None
+    ax, ax_inf = fig.subplots(1, 2, sharey=True, width_ratios=[1.0, INFINITY_RATIO])
+    fig.get_layout_engine().set(wspace=0.0, w_pad=0.02)
+    _infinity_column(ax, ax_inf)
+    return ax, ax_inf
+
+
+def _legend(fig, axes) -> None:
+    """One legend below the axes, each label once."""
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(label, handle)
+    fig.legend(entries.values(), entries.keys(), fontsize=LABEL_SIZE,
+               loc="outside lower center", ncol=3, frameon=False)
+
+
+def _draw_points(ax, ax_inf, values: np.ndarray, y: np.ndarray, limits: dict[int, float],
+                 confidence: float) -> None:
+    """Claimed ε, lower bound and exact ε (columns of ``values``) of rows ``y`` on the log
+    axis ``ax`` (limits set here, from the finite values) and the ∞ column ``ax_inf``; zero
+    bounds at the axis' left edge, the resolution ``limits`` as dotted lines."""
+    claimed, lb, exact = values.T
+    _scatter(ax, ax_inf, claimed, y, marker="|", s=300, color="k", label="claimed ε")
+    _scatter(ax, ax_inf, lb, y, marker="o", color="tab:blue",
+             label=f"audit lower bound ({confidence * 100:g} %)")
+    ax.set_xscale("log")
+    ax.set_xlim(*_log_limits(np.concatenate([values.ravel(), list(limits.values())])))
+    if (lb == 0).any():
+        ax.scatter(np.full((lb == 0).sum(), ax.get_xlim()[0]), y[lb == 0], marker="o",
+                   facecolors="none", edgecolors="tab:blue", clip_on=False, zorder=3,
+                   label="lower bound 0 (no evidence)")
+    _scatter(ax, ax_inf, exact, y, marker="x", color="tab:red", label="exact ε")
+    for samples, limit in limits.items():
+        ax.axvline(limit, linestyle=":", color="0.3",
+                   label=f"resolution limit ({samples:,} samples)")
+
+
+def _label_axes(ax, labels: list[str], y: np.ndarray) -> None:
+    """Row labels, axis labels, and ticks a narrow (under one decade) log axis can show."""
+    from matplotlib.ticker import LogLocator
+
+    if np.log10(ax.get_xlim()[1] / ax.get_xlim()[0]) < 1:
+        ax.xaxis.set_major_locator(LogLocator(subs=NARROW_SUBS))
+    ax.set_yticks(y, labels, fontsize=LABEL_SIZE)
+    ax.set_ylim(y.min() - 0.5, y.max() + 0.5)
+    ax.tick_params(axis="y", length=0, pad=LABEL_PAD)
+    ax.set_xlabel("ε (log scale)")
+    ax.set_ylabel("audited case [verdict]")
+
+
+def plot_audit(table: pd.DataFrame, paper: str, paths, *, confidence: float,
+               title: str | None = None) -> None:
     """Claimed ε, audit lower bound and exact ε per audited case of one paper (log scale),
-    checked and saved by :func:`crowdpriv.plotting.save_figure`."""
+    checked and saved by :func:`crowdpriv.plotting.save_figure`.
+
+    Rows are grouped by mechanism; a lower bound of 0 is a hollow marker at the axis' left
+    edge; ε = ∞ sits in a separate ∞ column; a dotted line marks the largest ε the sample size
+    resolves where a claim is not auditable beyond it (``confidence`` of the audit). ``title``:
+    the paper's name (default ``paper``).
+    """
     from .plotting import save_figure, use_style
 
     use_style()
     import matplotlib.pyplot as plt
 
-    sub = table.loc[table["paper"] == paper].reset_index(drop=True)
-    fig, ax = plt.subplots(figsize=(12, 0.42 * len(sub) + 1.8), layout="constrained")
+    sub = _grouped(table, paper)
+    labels = [_row_label(r) for r in sub.itertuples()]
+    tallest = max(label.count("\n") + 1 for label in labels)
+    values = sub[["claimed_epsilon", "epsilon_lower_bound", "exact_epsilon"]].to_numpy(float)
+    fig = plt.figure(figsize=(FIGURE_WIDTH, len(sub) * (LINE_HEIGHT * tallest + ROW_PAD)
+                              + FRAME_HEIGHT), layout="constrained")
+    ax, ax_inf = _audit_axes(fig, np.isposinf(values).any())
     y = np.arange(len(sub))[::-1]
-    floor = 1e-3
-    ax.scatter(sub["claimed_epsilon"], y, marker="|", s=300, color="k", label="claimed ε")
-    top = 10 * float(np.nanmax(np.where(np.isinf(sub[["claimed_epsilon", "exact_epsilon",
-                                                       "epsilon_lower_bound"]]), np.nan,
-                                         sub[["claimed_epsilon", "exact_epsilon",
-                                              "epsilon_lower_bound"]])))
-    lb = np.minimum(np.maximum(sub["epsilon_lower_bound"].to_numpy(float), floor), top)
-    ax.scatter(lb, y, marker="o", color="tab:blue", label="audit lower bound (99 %)")
-    exact = sub["exact_epsilon"].notna().to_numpy()
-    ex = np.minimum(sub["exact_epsilon"].to_numpy(float), top)
-    ax.scatter(ex[exact], y[exact], marker="x", color="tab:red", label="exact ε")
-    inf = np.isinf(sub["exact_epsilon"].to_numpy(float))
-    if inf.any():
-        ax.scatter(np.full(inf.sum(), top), y[inf], marker=">", s=60, color="tab:red",
-                   label="unbounded (support differs)")
-    ax.set_yticks(y, [f"{m}: {n} [{v}]" for m, n, v in
-                      zip(sub["mechanism"], sub["neighbours"], sub["verdict"])], fontsize=7)
-    ax.set_xscale("log")
-    ax.set_xlabel("ε (log scale)")
-    ax.set_ylabel("audited case [verdict]")
-    fig.legend(fontsize=7, loc="outside lower center", ncol=4, frameon=False)
-    fig.suptitle(f"Privacy audit: {paper}", fontsize=9)
+    _draw_points(ax, ax_inf, values, y, _resolution_limits(sub, confidence), confidence)
+    _label_axes(ax, labels, y)
+    _legend(fig, [a for a in (ax, ax_inf) if a is not None])
+    fig.suptitle(f"{title or paper}: privacy audit", fontsize=10)
     save_figure(fig, *paths)

@@ -37,6 +37,7 @@ rule privacy_audit:
     params:
         audit=config["privacy_audit"],
         papers=AUDIT_PAPERS,
+        titles=[PAPERS[paper]["title"] for paper in AUDIT_PAPERS],
         ldp_sparse={
             k: config["ldp_sparse"][k] for k in ("real_domain_size", "d", "mechanisms")
         },
