@@ -292,6 +292,8 @@ rule priscrowd_claims:
         fig4=pris_run("fig4"),
         fig5=rules.priscrowd_fig5.output.reps,
         fig3_ise=rules.priscrowd_fig3.output.ise,
+        fig3_claims=rules.priscrowd_fig3.output.claims,
+        budget=pris_run("budget"),
         paper_table1=paper_values("priscrowd_table1.csv"),
         paper_table2=paper_values("priscrowd_table2.csv"),
     output:
@@ -319,6 +321,8 @@ register_readings(
         "fig4": pris_run("fig4"),
         "fig5": rules.priscrowd_fig5.output.reps,
         "fig3_ise": rules.priscrowd_fig3.output.ise,
+        "fig3_claims": rules.priscrowd_fig3.output.claims,
+        "budget": pris_run("budget"),
         "paper_table1": paper_values("priscrowd_table1.csv"),
         "paper_table2": paper_values("priscrowd_table2.csv"),
     },

@@ -31,6 +31,8 @@ TABLE_KEYS = {
     "fig4": _RUN,
     "fig5": [*_RUN, "fig5"],
     "fig3_ise": _RUN,
+    "fig3_claims": _RUN,
+    "budget": _RUN,
     "table2": [*_ALGORITHM, "table2"],
 }
 
@@ -101,10 +103,11 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
     """Re-run the claims' tables that ``reading``'s settings reach (:data:`TABLE_KEYS`; see
     :func:`crowdpriv.ldp_sparse.rerun_tables`).
 
-    The per-dataset runs are made once and give Table 1, Fig. 4, Fig. 5's deterministic work
-    and Fig. 3's case-study ISE; Table 2 re-runs the simulated data. With ``reading.methods``
-    only those release methods run: Fig. 3 (phase 1 only) and, unless PrisCrowd runs, Fig. 5
-    (PrisCrowd's work) stay the default's. The notes report how many candidates Alg. 1 tested
+    The per-dataset runs are made once and give Table 1, Fig. 4, Fig. 5's deterministic work,
+    Fig. 3's case studies (ISE and claims) and Theorem 2's budget; Table 2 re-runs the
+    simulated data. With ``reading.methods`` only those release methods run: Fig. 3 (phase 1
+    only) and, unless PrisCrowd runs, Fig. 5 (PrisCrowd's work) and the budget stay the
+    default's. The notes report how many candidates Alg. 1 tested
     and how many object-repetitions its cap stopped.
     """
     methods = reading.methods
@@ -113,9 +116,9 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
         # fig5 (work) and fig3_ise read no SISE: unchanged; the others carry both definitions
         return {}, {}, [f"{name}: from the default run's columns (no re-run)"
                         for name in affected]
-    if methods is not None:
-        affected = [t for t in affected if t != "fig3_ise"
-                    and (t != "fig5" or "PrisCrowd" in methods)]
+    if methods is not None:  # Fig. 3 is phase 1 only; Fig. 5 and Theorem 2 are PrisCrowd's
+        affected = [t for t in affected if t not in ("fig3_ise", "fig3_claims")
+                    and (t not in ("fig5", "budget") or "PrisCrowd" in methods)]
     new, absent, notes = {}, {}, []
     runs = None
     for name in affected:
@@ -145,6 +148,8 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
                     drop=True)
             elif name == "fig3_ise":
                 new[name] = as_written(fig3_case_ise(cat("fig3_curves")))
+            elif name in ("fig3_claims", "budget"):
+                new[name] = cat(name)
         notes.append(f"{name}: re-run" + (f" ({', '.join(methods)} only)" if methods else ""))
     if runs is not None:
         release = pd.concat([r["release"] for r in runs], ignore_index=True)
