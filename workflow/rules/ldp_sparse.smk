@@ -424,6 +424,7 @@ rule ldp_sparse_claims:
         fig5=rules.ldp_sparse_fig5.input,
         bounds=rules.ldp_sparse_bounds.output.csv,
         fig1=rules.ldp_sparse_fig1.output.csv,
+        table2=rules.ldp_sparse_table2.output.csv,
     output:
         csv=f"{LDP_OUT}/claims.csv",
         md=f"{LDP_OUT}/claims.md",
@@ -449,6 +450,7 @@ register_readings(
         "fig4": rules.ldp_sparse_fig4.input,
         "fig5": rules.ldp_sparse_fig5.input,
         "bounds": rules.ldp_sparse_bounds.output.csv,
+        "table2": rules.ldp_sparse_table2.output.csv,
     },
     datasets=[*LDP["fig1"]["datasets"], *LDP["fig5"]["datasets"]],
     claims_kwargs=dict(
