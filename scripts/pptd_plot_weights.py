@@ -15,4 +15,5 @@ reps = pd.read_csv(snakemake.input.reps)
 keys = ["dataset", "epsilon", "lambda1", "lambda2"]
 long = reps.melt(id_vars=keys + ["rep"], var_name="measure")
 write_csv(summarise(long, keys + ["measure"], "value"), snakemake.output.csv)
-plot_weights(pd.read_csv(snakemake.input.shown), [snakemake.output.png, snakemake.output.svg])
+plot_weights(pd.read_csv(snakemake.input.shown), [snakemake.output.png, snakemake.output.svg],
+             unit=snakemake.params.unit)

@@ -173,6 +173,8 @@ rule pptd_plot_weights:
     localrule: True
     conda:
         CONDA_ENV
+    params:
+        unit=PPTD["fig7"].get("unit", ""),
     script:
         "../../scripts/pptd_plot_weights.py"
 

@@ -67,11 +67,12 @@ def tradeoff_params(block: Mapping, fig: str) -> dict:
 
 
 def weights_params(block: Mapping) -> dict:
-    """Keyword arguments of :func:`weight_comparison` (Fig. 7, without the data)."""
+    """Keyword arguments of :func:`weight_comparison` (Fig. 7, without the data; ``unit`` is
+    only drawn)."""
     cfg = block["fig7"]
     return dict(repetitions=block["repetitions"], td_kwargs=_td(block, "crh"),
-                **{k: v for k, v in cfg.items() if k != "lambda1"}, lam1=cfg["lambda1"],
-                **dict(block["privacy"]))
+                **{k: v for k, v in cfg.items() if k not in ("lambda1", "unit")},
+                lam1=cfg["lambda1"], **dict(block["privacy"]))
 
 
 def runtime_params(block: Mapping) -> dict:
