@@ -33,7 +33,8 @@ reproduce: setup  ## set up, then run the whole pipeline (rule all)
 # (results/run_config.yaml, written by the pipeline), whatever config that run used.
 report: setup  ## Snakemake's HTML report of every table and figure (after reproduce)
 	@test -f results/run_config.yaml || { echo "no results/run_config.yaml: run make reproduce first"; exit 2; }
-	$(BIN)/snakemake --report results/report.html --configfile results/run_config.yaml $(MIRROR_ARG)
+	$(BIN)/snakemake --report results/report.html --report-stylesheet workflow/report/report.css \
+		--configfile results/run_config.yaml $(MIRROR_ARG)
 
 lint: setup
 	$(BIN)/snakefmt --check Snakefile workflow/

@@ -1,5 +1,5 @@
 # crowdpriv: reproduce PrisCrowd (IJCAI'19), PPTD (KDD'18) and LDP-sparse (BigData'18).
-# Run: snakemake --cores 2        Report: snakemake --report results/report.html
+# Run: snakemake --cores 2        Report: make report (results/report.html)
 import os
 
 from snakemake.utils import min_version

@@ -189,7 +189,8 @@ def test_report_renders_every_figure(full_run):
     run_config = yaml.safe_load((full_run / "results/run_config.yaml").read_text())
     assert run_config["ldp_sparse"]["fig2"]["workers"] == 400  # the quick config's size
     cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(full_run),
-           "--report", "results/report.html", "--configfile",
+           "--report", "results/report.html", "--report-stylesheet",
+           str(ROOT / "workflow/report/report.css"), "--configfile",
            str(full_run / "results/run_config.yaml")]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
