@@ -3,11 +3,12 @@
 Not a test: run ``.venv/bin/python benchmarks/ldp_scale.py`` on an idle machine. Each size runs
 in its own process (so its peak RSS is its own): synthetic answers straight into long format
 (``crowdpriv.streaming.synthetic_long``, sparsity 0.9), truth inference on them
-(``crowdpriv.truth.sun``), then LP, RR and MF at one ε in blocks of workers
+(``crowdpriv.truth.sun``), then LP, RR, 2-Layer and MF at one ε in blocks of workers
 (``crowdpriv.streaming.perturb_in_blocks``) each followed by inference, one repetition. Writes
 ``results/benchmarks/scale/ldp_scale.csv`` and ``ldp_scale.png`` (time and peak memory vs
 cells, log-log). ``--sizes 2000x200,10000x1000`` picks sizes; ``--mode regenerate`` redraws
-LP's and RR's blocks at every reduction instead of storing them (``ldp_scale_regenerate.*``).
+LP's, RR's and 2-Layer's blocks at every reduction instead of storing them
+(``ldp_scale_regenerate.*``).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def one_point(m: int, n: int, *, sparsity: float, epsilon: float, block: int, se
     record["iterations_original"] = int(original.iterations[0])
     mae_o = float(mae(truth, original.truths, fill_value=4.5))
     profiles = draw_task_profiles(n, 10, rng=derive_rng(seed, "streaming", "V"))
-    for method in ("LP", "RR", "MF"):
+    for method in ("LP", "RR", "2-Layer", "MF"):
         t = time.perf_counter()
         out = perturb_in_blocks(answers, method, epsilon, seed=seed, domain_size=10,
                                 block_workers=block, profiles=profiles, mode=mode)
@@ -75,7 +76,7 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     axes[0].loglog(df["cells"], df["total_s"], "o-")
     axes[0].set(xlabel="workers × tasks (cells)", ylabel="time of the point (s)",
-                title="LP + RR + MF with inference")
+                title="LP + RR + 2-Layer + MF with inference")
     axes[1].loglog(df["cells"], df["peak_rss_mb"] / 1024, "o-")
     axes[1].axhline(16, color="grey", ls="--", label="16 GiB budget")
     axes[1].set(xlabel="workers × tasks (cells)", ylabel="peak RSS (GiB)")
@@ -94,7 +95,7 @@ def main(argv=None):
     parser.add_argument("--block", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=20181210)
     parser.add_argument("--mode", choices=["compact", "regenerate"], default="compact",
-                        help="LP/RR outputs stored compactly, or redrawn per reduction")
+                        help="LP/RR/2-Layer outputs stored compactly, or redrawn per reduction")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:
@@ -119,7 +120,8 @@ def main(argv=None):
     df.to_csv(OUT / f"{stem}.csv", index=False, float_format="%.4g")
     plot(df, OUT / f"{stem}.png")
     cols = ["workers", "tasks", "answers", "total_s", "peak_rss_mb", "LP_infer_s", "RR_infer_s",
-            "MF_infer_s", "LP_mae_change", "RR_mae_change", "MF_mae_change"]
+            "2-Layer_infer_s", "MF_infer_s", "LP_mae_change", "RR_mae_change",
+            "2-Layer_mae_change", "MF_mae_change"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 
 

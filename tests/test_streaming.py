@@ -37,7 +37,7 @@ def test_synthetic_long_follows_the_papers_model(data):
     np.testing.assert_array_equal(again.value, answers.value)
 
 
-@pytest.mark.parametrize("method", ["LP", "RR", "MF"])
+@pytest.mark.parametrize("method", ["LP", "RR", "2-Layer", "MF"])
 def test_blocked_output_reduces_like_its_dense_matrix(data, method):
     answers, _, _ = data
     profiles = draw_task_profiles(50, 10, rng=np.random.default_rng(2))
@@ -63,6 +63,27 @@ def test_outputs_are_compact(data):
     rr = perturb_in_blocks(answers, "RR", 1.0, seed=3, domain_size=10, block_workers=70)
     assert lp.nbytes == 300 * 50 * 4 and rr.nbytes == 300 * 50  # float32, int8 per cell
     assert isinstance(lp, BlockedAnswers) and all(b[2].dtype == np.int8 for b in rr.blocks)
+    two = perturb_in_blocks(answers, "2-Layer", 1.0, seed=3, domain_size=10, block_workers=70)
+    assert two.nbytes == 300 * 50 and all(b[2].dtype == np.int8 for b in two.blocks)
+
+
+def test_two_layer_blocks_draw_each_workers_budget_from_the_block_stream(data):
+    """2-Layer in blocks is the in-memory 2-Layer of each block on that block's stream."""
+    from crowdpriv.ldp_sparse import two_layer_perturb
+    from crowdpriv.seeds import derive_rng
+
+    answers, _, _ = data
+    out = perturb_in_blocks(answers, "2-Layer", 2.0, seed=5, domain_size=10, block_workers=70,
+                            spread=0.5)
+    dense = _dense_of(out)
+    full = np.full((300, 50), np.nan)
+    full[answers.worker, answers.task] = answers.value
+    for block, (start, stop) in enumerate([(0, 70), (70, 140), (140, 210), (210, 280),
+                                           (280, 300)]):
+        want = two_layer_perturb(full[start:stop].astype(np.float32), 2.0,
+                                 rng=derive_rng(5, "streaming", "2-Layer", 2.0, "block", block),
+                                 domain_size=10, spread=0.5)
+        np.testing.assert_array_equal(dense[start:stop], want)
 
 
 def test_same_seed_same_noise_and_unsorted_input_refused(data):
@@ -74,7 +95,7 @@ def test_same_seed_same_noise_and_unsorted_input_refused(data):
                              answers.n_tasks, answers.n_workers)
     with pytest.raises(ValueError, match="sorted by worker"):
         perturb_in_blocks(shuffled, "LP", 1.0, seed=1, domain_size=10)
-    with pytest.raises(ValueError, match="LP, RR or MF"):
+    with pytest.raises(ValueError, match="LP, RR, 2-Layer or MF"):
         perturb_in_blocks(answers, "XX", 1.0, seed=1, domain_size=10)
 
 

@@ -1,11 +1,13 @@
 """LDP-sparse's mechanisms in blocks of workers, with outputs truth inference reads compactly.
 
 The original answers stay in long format (:class:`crowdpriv.answers.Answers`, worker-sorted).
-LP and MF give every cell a value by design, and RR nearly so, so their outputs are produced one
-block of workers at a time, each block's noise drawn from a stream derived from (seed, block):
+LP and MF give every cell a value by design, and RR and 2-Layer nearly so, so their outputs are
+produced one block of workers at a time, each block's noise drawn from a stream derived from
+(seed, block):
 
 * LP: the block's perturbed values, float32 (4 bytes per cell);
-* RR: the block's output symbols, int8 with NULL as the extra symbol |Γ| (1 byte per cell);
+* RR and 2-Layer: the block's output symbols, int8 with NULL as the extra symbol |Γ| (1 byte
+  per cell);
 * MF: only the workers' vectors u_i (d floats per worker): the output u_iᵀV is never formed,
   :class:`FactoredAnswers` answers the reductions from U and V.
 
@@ -20,7 +22,7 @@ import numpy as np
 
 from ._checks import check_int_at_least
 from .answers import Answers
-from .ldp_sparse._mechanisms import lp_perturb, mf_prepare, rr_perturb
+from .ldp_sparse._mechanisms import lp_perturb, mf_prepare, rr_perturb, two_layer_perturb
 from .ldp_sparse._synthetic import place_nulls
 from .seeds import derive_rng
 
@@ -224,20 +226,21 @@ def _dense_block(answers: Answers, lo: int, hi: int, start: int, stop: int) -> n
 
 def perturb_in_blocks(answers: Answers, method: str, epsilon: float, *, seed: int,
                       domain_size: int, block_workers: int = 5000, profiles=None,
-                      ridge: float = 0.0, mode: str = "compact"):
-    """LP, RR or MF (LDP-sparse Eq. 6-10) applied one worker block at a time.
+                      ridge: float = 0.0, mode: str = "compact", spread: float = 1.0):
+    """LP, RR, 2-Layer or MF (LDP-sparse Eq. 6-10) applied one worker block at a time.
 
     ``answers`` must be sorted by worker (as :func:`synthetic_long` returns them). Each block's
     noise comes from ``derive_rng(seed, "streaming", method, epsilon, "block", b)``. Returns, for
-    LP and RR, a :class:`BlockedAnswers` (``mode="compact"``: LP float32 values, RR int8
-    symbols with NULL = ``domain_size``) or a :class:`RegeneratedAnswers` (``mode="regenerate"``:
-    the same values redrawn per reduction, memory bounded by one block); for MF a
-    :class:`FactoredAnswers` (with ``profiles`` V of shape (d, n)).
+    LP, RR and 2-Layer, a :class:`BlockedAnswers` (``mode="compact"``: LP float32 values, RR and
+    2-Layer int8 symbols with NULL = ``domain_size``) or a :class:`RegeneratedAnswers`
+    (``mode="regenerate"``: the same values redrawn per reduction, memory bounded by one block);
+    for MF a :class:`FactoredAnswers` (with ``profiles`` V of shape (d, n)). 2-Layer draws each
+    worker's budget multiplier U(1 − ``spread``, 1 + ``spread``) from its block's stream.
     """
     if np.any(np.diff(answers.worker) < 0):
         raise ValueError("answers must be sorted by worker")
-    if method not in ("LP", "RR", "MF"):
-        raise ValueError(f"method must be LP, RR or MF, got {method!r}")
+    if method not in ("LP", "RR", "2-Layer", "MF"):
+        raise ValueError(f"method must be LP, RR, 2-Layer or MF, got {method!r}")
     if mode not in ("compact", "regenerate"):
         raise ValueError(f"mode must be 'compact' or 'regenerate', got {mode!r}")
     k = int(domain_size)
@@ -250,8 +253,12 @@ def perturb_in_blocks(answers: Answers, method: str, epsilon: float, *, seed: in
         dense = _dense_block(answers, bounds[start], bounds[stop], start, stop)
         if method == "LP":
             return lp_perturb(dense, epsilon, rng=rng_of(block), domain_size=k), None
-        rr = rr_perturb(dense, epsilon, rng=rng_of(block), domain_size=k)
-        return np.where(np.isnan(rr), k, rr).astype(np.int8), k
+        if method == "2-Layer":
+            out = two_layer_perturb(dense, epsilon, rng=rng_of(block), domain_size=k,
+                                    spread=spread)
+        else:
+            out = rr_perturb(dense, epsilon, rng=rng_of(block), domain_size=k)
+        return np.where(np.isnan(out), k, out).astype(np.int8), k
 
     spans = list(worker_blocks(answers.n_workers, block_workers))
     if method == "MF":
