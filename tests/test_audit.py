@@ -161,8 +161,9 @@ def test_plot_audit_groups_rows_and_draws_zero_infinite_and_unresolvable_bounds(
     table = pd.DataFrame([row("A", 1.0, 0.0, 0.5, 0.8, "exact"),
                           row("B", 1.0, 0.1, 0.0, np.nan, "not refuted"),
                           row("A", 1.0, 0.0, np.inf, np.inf, "violated"),
-                          row("B", 50.0, 0.0, 2.0, np.nan, "not auditable")])
-    assert audits._grouped(table, "p")["mechanism"].tolist() == ["A", "A", "B", "B"]
+                          row("B", 50.0, 0.0, 2.0, np.nan, "not auditable"),
+                          row("A", 1.0, 0.0, 3.0, 4.0, "not claimed")])
+    assert audits._grouped(table, "p")["mechanism"].tolist() == ["A", "A", "A", "B", "B"]
     assert "(δ\u00a0=\u00a00.1)" in audits._row_label(table.iloc[1])
     assert audits._resolution_limits(table, 0.99) == {1000: resolvable_epsilon(1000, 0.99)}
     assert audits._log_limits(np.array([0.0, 0.5, np.inf, 1.0]))[0] > 0.4  # zero: no decades

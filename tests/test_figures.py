@@ -86,6 +86,21 @@ def test_overlapping_tick_labels_fail():
     plt.close(fig)
 
 
+def test_touching_tick_labels_fail_and_thinning_keeps_the_ticks():
+    from crowdpriv.plotting import thin_tick_labels
+
+    fig, ax = _clean_figure()
+    ax.set_xlim(0, 5)
+    ax.set_xticks([0.1, 0.5, 1, 2, 3, 4, 5], ["0.1", "0.5", "1", "2", "3", "4", "5"])
+    fig.set_size_inches(3, 3)
+    assert any("'0.1' and '0.5' overlap or touch" in p for p in figure_problems(fig))
+    thin_tick_labels(ax, "x")
+    assert figure_problems(fig) == []
+    assert list(ax.get_xticks()) == [0.1, 0.5, 1, 2, 3, 4, 5]  # every tick stays
+    assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["0.1", "", "1"]
+    plt.close(fig)
+
+
 def test_scientific_mantissa_ticks_fail_and_plain_log_ticks_fix_them():
     fig, ax = _clean_figure()
     ax.set_xscale("log")

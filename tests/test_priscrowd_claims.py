@@ -284,6 +284,12 @@ def test_theorem2_needs_a_finite_epsilon_for_every_covered_object():
     assert "ε = ∞ for 1 of 2 covered objects" in out["evidence"].iloc[0]
     assert "1 of 3 objects have fewer than k claims" in out["evidence"].iloc[0]
     assert status(claim, {"budget": budget().query("method == 'Uniform'")}) == "not testable"
+    # a dataset without a covered object is reported, not judged
+    small_only = pd.DataFrame([{"dataset": "indoor_surrogate", "method": "PrisCrowd",
+                                "task": "s", "n_claims": 2, "epsilon": np.nan,
+                                "delta": np.nan}])
+    assert status(claim, {"budget": pd.concat([budget(), small_only])}) == "holds"
+    assert status(claim, {"budget": small_only}) == "not testable"
 
 
 def test_paper_tables_consistency_is_an_erratum_check():

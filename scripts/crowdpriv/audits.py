@@ -678,7 +678,8 @@ def plot_audit(table: pd.DataFrame, paper: str, paths, *, confidence: float,
     """Claimed ε, audit lower bound and exact ε per audited case of one paper (log scale),
     checked and saved by :func:`crowdpriv.plotting.save_figure`.
 
-    Rows are grouped by mechanism; a lower bound of 0 is a hollow marker at the axis' left
+    Rows are grouped by mechanism; a ``not claimed`` row has no claimed bar (the paper claims
+    nothing for those neighbours); a lower bound of 0 is a hollow marker at the axis' left
     edge; ε = ∞ sits in a separate ∞ column; a dotted line marks the largest ε the sample size
     resolves where a claim is not auditable beyond it (``confidence`` of the audit). ``title``:
     the paper's name (default ``paper``).
@@ -691,7 +692,9 @@ def plot_audit(table: pd.DataFrame, paper: str, paths, *, confidence: float,
     sub = _grouped(table, paper)
     labels = [_row_label(r) for r in sub.itertuples()]
     tallest = max(label.count("\n") + 1 for label in labels)
-    values = sub[["claimed_epsilon", "epsilon_lower_bound", "exact_epsilon"]].to_numpy(float)
+    values = sub[["claimed_epsilon", "epsilon_lower_bound", "exact_epsilon"]].to_numpy(float,
+                                                                              copy=True)
+    values[(sub["verdict"] == "not claimed").to_numpy(), 0] = np.nan  # no bar: nothing claimed
     fig = plt.figure(figsize=(FIGURE_WIDTH, len(sub) * (LINE_HEIGHT * tallest + ROW_PAD)
                               + FRAME_HEIGHT), layout="constrained")
     ax, ax_inf = _audit_axes(fig, np.isposinf(values).any())

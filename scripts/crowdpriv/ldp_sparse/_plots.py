@@ -31,7 +31,7 @@ def method_style(method: str, index: int, n_methods: int) -> dict:
     """Colour, line style and hollow marker of a method, the same in every LDP figure.
 
     The paper's methods take their fixed style; the MF sensitivity's ``"MF, λ=<r>"`` series are
-    shades of MF's colour (λ = 0, the paper's MF, in MF's own); other (user) mechanisms take
+    darker shades of MF's colour (λ = 0, the paper's MF, in MF's own); other (user) mechanisms take
     the remaining markers in order."""
     from matplotlib.colors import to_rgb
 
@@ -41,7 +41,7 @@ def method_style(method: str, index: int, n_methods: int) -> dict:
         style = dict(_STYLE[method], color=METHOD_COLOURS[method])
     elif method.startswith("MF, λ="):
         base = np.array(to_rgb(METHOD_COLOURS["MF"]))
-        shade = 0.7 * index / max(n_methods - 1, 1)  # λ = 0 in MF's colour, then lighter
+        shade = 0.7 * index / max(n_methods - 1, 1)  # λ = 0 in MF's colour, then darker
         style = dict(linestyle="-", marker=_OTHER_MARKERS[index % len(_OTHER_MARKERS)],
                      color=tuple(base * (1 - shade) + 0.2 * shade))
     else:
@@ -115,6 +115,10 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
     fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8,
                title="band: ±1 sd over R" if repetitions > 1 else None, title_fontsize=7)
     fig.suptitle(title, fontsize=10)
+    from crowdpriv.plotting import thin_tick_labels
+
+    for ax in axes[0]:  # after the legend and title: the layout is final
+        thin_tick_labels(ax, "x")
     return fig
 
 

@@ -119,7 +119,9 @@ def plot_table2(summary: pd.DataFrame, paths):
             ax.errorbar(dm["p"], dm["mean"], yerr=dm["std"], color=_colour(meth),
                         marker=_MARKERS.get(meth, "o"), label=meth, capsize=2)
         for names, dm in _paper_groups(d):
-            ax.plot(dm["p"], dm["paper"], color=_colour(names[0]), ls="--", alpha=0.7,
+            merged = len(names) > 1  # rows printed alike: one neutral line for all of them
+            ax.plot(dm["p"], dm["paper"], color="0.45" if merged else _colour(names[0]), ls="--",
+                    alpha=0.7,
                     marker=_MARKERS.get(names[0], "o"), markerfacecolor="none",
                     label=f"paper: {' = '.join(names)}")
         ax.set_xticks(sorted(set(d["p"])))
@@ -225,7 +227,7 @@ def plot_fig5(work: pd.DataFrame, timings: pd.DataFrame, paths, cap=None):
     fig, axes = plt.subplots(2, len(dsets), figsize=(4.2 * len(dsets), 6.6), squeeze=False,
                              layout="constrained")
     label = {True: "with privacy test", False: "without privacy test"}
-    colour = {True: "#0072B2", False: "#D55E00"}
+    colour = {True: "k", False: "0.55"}  # not the methods' colours
     marker = {True: "o", False: "s"}
     letters = iter(_LETTERS)
     for col, ds in enumerate(dsets):
@@ -319,7 +321,7 @@ def plot_budget(budget: pd.DataFrame, paths):
                        eps[finite]))
         deltas.append(delta[covered])
     start = np.zeros(len(groups))
-    for k, (name, colour) in enumerate((("finite ε", "#009E73"), ("infinite ε", "#D55E00"),
+    for k, (name, colour) in enumerate((("finite ε", "#88CCEE"), ("infinite ε", "#882255"),
                                         ("not covered (|U_i| < k)", "0.75"))):
         width = np.array([sh[k] for sh in shares])
         left.barh(y, width, left=start, color=colour, label=name, height=0.7)
@@ -345,11 +347,17 @@ def plot_budget(budget: pd.DataFrame, paths):
         if not v.size:
             continue
         q0, q1, q2, q3, q4 = np.quantile(v, [0, 0.25, 0.5, 0.75, 1])
+        if np.isclose(q0, q4):  # one value for every object (equal seed weights)
+            right.plot([q2], [yi], marker="D", color="k", linestyle="none",
+                       label="δ: one value for every object")
+            right.annotate(f"δ = {q2:.3g}", (q2, yi), xytext=(6, 0), textcoords="offset points",
+                           va="center", fontsize=7)
+            continue
         right.plot([q0, q4], [yi, yi], color="0.3", lw=1, label="δ: range over objects")
         right.barh(yi, q3 - q1, left=q1, height=0.45, color="#56B4E9", edgecolor="0.3",
                    label="δ: quartiles (box)")
         right.plot([q2, q2], [yi - 0.25, yi + 0.25], color="k", lw=1.6, label="δ: median")
-    right.margins(x=0.05)
+    right.margins(x=0.08)
     right.set_axisbelow(True)
     right.grid(axis="y", visible=False)
     right.set_xlabel("per-object δ (Theorem 2), covered objects")
