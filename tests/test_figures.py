@@ -101,6 +101,22 @@ def test_touching_tick_labels_fail_and_thinning_keeps_the_ticks():
     plt.close(fig)
 
 
+def test_save_figure_thins_crowded_numeric_ticks_but_not_category_labels(tmp_path):
+    from matplotlib.ticker import MultipleLocator
+
+    fig, ax = _clean_figure()
+    fig.set_size_inches(2.5, 2.5)
+    ax.xaxis.set_major_locator(MultipleLocator(0.05))  # 41 numeric labels on a narrow axis
+    assert any("overlap" in p for p in figure_problems(fig))
+    save_figure(fig, tmp_path / "numeric.png")  # thinned, then checked: written
+    assert (tmp_path / "numeric.png").exists()
+    fig, ax = _clean_figure()
+    fig.set_size_inches(2.5, 2.5)
+    ax.set_xticks(np.linspace(1, 3, 12), [f"category {i}" for i in range(12)])
+    with pytest.raises(FigureProblems, match="overlap"):
+        save_figure(fig, tmp_path / "categories.png")  # names are never dropped
+
+
 def test_scientific_mantissa_ticks_fail_and_plain_log_ticks_fix_them():
     fig, ax = _clean_figure()
     ax.set_xscale("log")

@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 __all__ = ["use_style", "save_figure", "plain_log_ticks", "figure_problems", "FigureProblems",
-           "REFERENCE", "METHOD_COLOURS", "thin_tick_labels"]
+           "REFERENCE", "METHOD_COLOURS", "thin_tick_labels", "thin_numeric_tick_labels"]
 
 _RC = Path(__file__).resolve().parents[1] / "matplotlibrc"
 
@@ -262,24 +262,59 @@ def figure_problems(fig) -> list[str]:
     return problems
 
 
+def _thin(axis, renderer) -> None:
+    """Blank the major tick labels of ``axis`` that touch the last label kept (see
+    :func:`thin_tick_labels`); the figure must have been drawn. Ticks outside the view are
+    dropped and the view is kept."""
+    lo, hi = sorted(axis.get_view_interval())
+    view = axis.get_view_interval()
+    locs, labels, kept, changed = [], [], None, False
+    for tick in axis.get_major_ticks():
+        loc = tick.get_loc()
+        if loc is None or not lo <= loc <= hi:
+            continue
+        text = tick.label1.get_text()
+        if text.strip():
+            box = tick.label1.get_window_extent(renderer)
+            if kept is not None and _too_close(kept, box):
+                text, changed = "", True
+            else:
+                kept = box
+        locs.append(loc)
+        labels.append(text)
+    if changed:
+        axis.set_ticks(locs, labels)
+        axis.set_view_interval(*view, ignore=True)
+
+
 def thin_tick_labels(ax, which: str = "x") -> None:
     """Keep a tick at every given value but blank the labels that would touch the last kept
     one (e.g. ε = 0.1 and 0.5 on a linear axis up to 5): the sweep's points stay marked and
     every label shown is readable. Call after the axis' limits and ticks are final."""
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    fig = ax.figure
+    ax.figure.canvas.draw()
+    _thin(ax.xaxis if which == "x" else ax.yaxis, ax.figure.canvas.get_renderer())
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace("\u2212", "-").replace(",", ""))
+    except ValueError:
+        return False
+    return True
+
+
+def thin_numeric_tick_labels(fig) -> None:
+    """:func:`thin_tick_labels` on every axis of ``fig`` whose tick labels are all numbers
+    (names of categories are left alone: the figure check reports those)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    ticks = axis.get_major_ticks()
-    labels = [t.get_text() for t in axis.get_ticklabels()]
-    kept = None
-    for tick, text in zip(ticks, labels):
-        box = tick.label1.get_window_extent(renderer)
-        if kept is not None and _too_close(kept, box):
-            labels[ticks.index(tick)] = ""
+    for ax in fig.axes:
+        if not (ax.get_visible() and ax.axison):
             continue
-        kept = box
-    axis.set_ticks(axis.get_ticklocs(), labels)
+        for axis in (ax.xaxis, ax.yaxis):
+            texts = [t.get_text() for t in axis.get_ticklabels() if t.get_text().strip()]
+            if texts and all(_is_number(t) for t in texts):
+                _thin(axis, renderer)
 
 
 def _plain(value, _pos=None) -> str:
@@ -308,10 +343,14 @@ def plain_log_ticks(fig) -> None:
 def save_figure(fig: plt.Figure, *paths: str | Path, check: bool = True) -> None:
     """Save ``fig`` to every path (PNG and/or SVG by extension), reproducibly, then close it.
 
-    Log axes get plain-number tick labels (:func:`plain_log_ticks`). With ``check`` (the default) the figure must pass :func:`figure_problems` first; otherwise
-    nothing is written and :class:`FigureProblems` names the output and every problem.
+    Log axes get plain-number tick labels (:func:`plain_log_ticks`) and numeric tick labels
+    that would touch are thinned (:func:`thin_numeric_tick_labels`: a user's data must not
+    fail a job over tick spacing). With ``check`` (the default) the figure must pass
+    :func:`figure_problems` first; otherwise nothing is written and :class:`FigureProblems`
+    names the output and every problem.
     """
     plain_log_ticks(fig)
+    thin_numeric_tick_labels(fig)
     if check:
         problems = figure_problems(fig)
         if problems:

@@ -115,10 +115,6 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
     fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8,
                title="band: ±1 sd over R" if repetitions > 1 else None, title_fontsize=7)
     fig.suptitle(title, fontsize=10)
-    from crowdpriv.plotting import thin_tick_labels
-
-    for ax in axes[0]:  # after the legend and title: the layout is final
-        thin_tick_labels(ax, "x")
     return fig
 
 

@@ -305,6 +305,8 @@ def plot_budget(budget: pd.DataFrame, paths):
     with the finite values and their count written beside the bar; (b) δ of the covered
     objects: range (whisker), quartiles (box) and median (tick), on the same rows, so methods
     whose δ coincide (Uniform's is one value) stay apart."""
+    from matplotlib.ticker import MaxNLocator
+
     plt = _plt()
     groups = list(budget.groupby(["dataset", "method"], sort=False))
     fig, (left, right) = plt.subplots(
@@ -358,6 +360,7 @@ def plot_budget(budget: pd.DataFrame, paths):
                    label="δ: quartiles (box)")
         right.plot([q2, q2], [yi - 0.25, yi + 0.25], color="k", lw=1.6, label="δ: median")
     right.margins(x=0.08)
+    right.xaxis.set_major_locator(MaxNLocator(4))  # a narrow panel: few, readable ticks
     right.set_axisbelow(True)
     right.grid(axis="y", visible=False)
     right.set_xlabel("per-object δ (Theorem 2), covered objects")
