@@ -87,14 +87,14 @@ def test_overlapping_tick_labels_fail():
 
 
 def test_touching_tick_labels_fail_and_thinning_keeps_the_ticks():
-    from crowdpriv.plotting import thin_tick_labels
+    from crowdpriv.plotting import thin_numeric_tick_labels
 
     fig, ax = _clean_figure()
     ax.set_xlim(0, 5)
     ax.set_xticks([0.1, 0.5, 1, 2, 3, 4, 5], ["0.1", "0.5", "1", "2", "3", "4", "5"])
     fig.set_size_inches(3, 3)
     assert any("'0.1' and '0.5' overlap or touch" in p for p in figure_problems(fig))
-    thin_tick_labels(ax, "x")
+    thin_numeric_tick_labels(fig)
     assert figure_problems(fig) == []
     assert list(ax.get_xticks()) == [0.1, 0.5, 1, 2, 3, 4, 5]  # every tick stays
     assert [t.get_text() for t in ax.get_xticklabels()][:3] == ["0.1", "", "1"]

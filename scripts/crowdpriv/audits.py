@@ -629,16 +629,6 @@ def _audit_axes(fig, infinite: bool):
     return ax, ax_inf
 
 
-def _legend(fig, axes) -> None:
-    """One legend below the axes, each label once."""
-    entries = {}
-    for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            entries.setdefault(label, handle)
-    fig.legend(entries.values(), entries.keys(), fontsize=LABEL_SIZE,
-               loc="outside lower center", ncol=3, frameon=False)
-
-
 def _draw_points(ax, ax_inf, values: np.ndarray, y: np.ndarray, limits: dict[int, float],
                  confidence: float) -> None:
     """Claimed ε, lower bound and exact ε (columns of ``values``) of rows ``y`` on the log
@@ -684,7 +674,7 @@ def plot_audit(table: pd.DataFrame, paper: str, paths, *, confidence: float,
     resolves where a claim is not auditable beyond it (``confidence`` of the audit). ``title``:
     the paper's name (default ``paper``).
     """
-    from .plotting import save_figure, use_style
+    from .plotting import figure_legend, save_figure, use_style
 
     use_style()
     import matplotlib.pyplot as plt
@@ -701,6 +691,7 @@ def plot_audit(table: pd.DataFrame, paper: str, paths, *, confidence: float,
     y = np.arange(len(sub))[::-1]
     _draw_points(ax, ax_inf, values, y, _resolution_limits(sub, confidence), confidence)
     _label_axes(ax, labels, y)
-    _legend(fig, [a for a in (ax, ax_inf) if a is not None])
+    figure_legend(fig, [a for a in (ax, ax_inf) if a is not None], fontsize=LABEL_SIZE,
+                  loc="outside lower center", ncol=3, frameon=False)
     fig.suptitle(f"{title or paper}: privacy audit", fontsize=10)
     save_figure(fig, *paths)

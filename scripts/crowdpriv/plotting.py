@@ -4,9 +4,9 @@ every figure passes before it is written (:func:`figure_problems`).
 The checks are what a reader notices first: a plotted series that no legend names, a label
 coloured differently in two panels, a ±1 sd band that nothing explains, an axis without a label,
 tick labels that overlap, ``4×10⁻¹``-style tick labels, a legend drawn over data, and two series
-that coincide on screen drawn in the same line style and marker (one hides the other). :func:`save_figure` refuses to write
-a figure with any of them, so every run of the pipeline (and the end-to-end tests in CI) checks
-every figure it renders.
+that coincide on screen drawn in the same line style and marker (one hides the other).
+:func:`save_figure` refuses to write a figure with any of them, so every run of the pipeline
+(and the end-to-end tests in CI) checks every figure it renders.
 
 Artists that are not data series (zero lines, the paper's values when the title explains them)
 carry ``gid="reference"`` and are exempt from the legend check.
@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 __all__ = ["use_style", "save_figure", "plain_log_ticks", "figure_problems", "FigureProblems",
-           "REFERENCE", "METHOD_COLOURS", "thin_tick_labels", "thin_numeric_tick_labels"]
+           "REFERENCE", "METHOD_COLOURS", "figure_legend", "thin_numeric_tick_labels"]
 
 _RC = Path(__file__).resolve().parents[1] / "matplotlibrc"
 
@@ -42,6 +42,19 @@ METHOD_COLOURS = {
     "PrisCrowd": "#D55E00", "Uniform": "#009E73", "Basic(Strong)": "#CC79A7",
     "Basic(Normal)": "#0072B2", "Basic(Weak)": "#999999",
 }
+
+
+def figure_legend(fig, axes, *, last=None, **kw):
+    """One legend for the whole figure from the series of ``axes``, each label once in the
+    order drawn; labels for which ``last(label)`` holds (e.g. the paper's values) go after the
+    others. ``kw`` goes to :meth:`matplotlib.figure.Figure.legend` (font size 8 unless given)."""
+    handles = {}
+    for ax in np.ravel(axes):
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    if last is not None:
+        handles = dict(sorted(handles.items(), key=lambda item: bool(last(item[0]))))
+    return fig.legend(handles.values(), handles.keys(), **{"fontsize": 8, **kw})
 
 
 class FigureProblems(ValueError):
@@ -135,11 +148,11 @@ def _display_points(artist, ax, step_px: float = 2.0) -> np.ndarray:
         pts = ax.transData.transform(xy)
         if artist.get_linestyle() in ("None", "", " ") or len(pts) < 2:
             return pts if artist.get_marker() not in ("None", None, "", " ") else np.zeros((0, 2))
-        out = [pts[:1]]
-        for a, b in zip(pts[:-1], pts[1:]):
-            n = max(1, int(np.hypot(*(b - a)) // step_px))
-            out.append(a + (b - a) * (np.arange(1, n + 1) / n)[:, None])
-        return np.concatenate(out)
+        steps = np.maximum(1, (np.hypot(*np.diff(pts, axis=0).T) // step_px).astype(int))
+        segment = np.repeat(np.arange(len(steps)), steps)
+        within = np.arange(len(segment)) - np.repeat(np.cumsum(steps) - steps, steps) + 1
+        fraction = (within / steps[segment])[:, None]
+        return np.vstack([pts[:1], pts[segment] + (pts[segment + 1] - pts[segment]) * fraction])
     if isinstance(artist, matplotlib.collections.PathCollection) and artist.get_visible():
         offsets = np.asarray(artist.get_offsets(), dtype=float)
         offsets = offsets[np.isfinite(offsets).all(axis=1)] if len(offsets) else offsets
@@ -263,11 +276,10 @@ def figure_problems(fig) -> list[str]:
 
 
 def _thin(axis, renderer) -> None:
-    """Blank the major tick labels of ``axis`` that touch the last label kept (see
-    :func:`thin_tick_labels`); the figure must have been drawn. Ticks outside the view are
-    dropped and the view is kept."""
-    lo, hi = sorted(axis.get_view_interval())
+    """Blank the major tick labels of ``axis`` that touch the last label kept; the figure must
+    have been drawn. Ticks outside the view are dropped and the view is kept."""
     view = axis.get_view_interval()
+    lo, hi = sorted(view)
     locs, labels, kept, changed = [], [], None, False
     for tick in axis.get_major_ticks():
         loc = tick.get_loc()
@@ -287,14 +299,6 @@ def _thin(axis, renderer) -> None:
         axis.set_view_interval(*view, ignore=True)
 
 
-def thin_tick_labels(ax, which: str = "x") -> None:
-    """Keep a tick at every given value but blank the labels that would touch the last kept
-    one (e.g. ε = 0.1 and 0.5 on a linear axis up to 5): the sweep's points stay marked and
-    every label shown is readable. Call after the axis' limits and ticks are final."""
-    ax.figure.canvas.draw()
-    _thin(ax.xaxis if which == "x" else ax.yaxis, ax.figure.canvas.get_renderer())
-
-
 def _is_number(text: str) -> bool:
     try:
         float(text.replace("\u2212", "-").replace(",", ""))
@@ -304,8 +308,10 @@ def _is_number(text: str) -> bool:
 
 
 def thin_numeric_tick_labels(fig) -> None:
-    """:func:`thin_tick_labels` on every axis of ``fig`` whose tick labels are all numbers
-    (names of categories are left alone: the figure check reports those)."""
+    """On every axis of ``fig`` whose tick labels are all numbers, keep every tick but blank
+    the labels that would touch the last label kept (e.g. ε = 0.1 and 0.5 on a linear axis up
+    to 5), so each label shown is readable; names of categories are left alone (the figure
+    check reports those). Call when the layout is final (:func:`save_figure` does)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:

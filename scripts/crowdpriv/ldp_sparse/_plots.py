@@ -66,6 +66,8 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
     """
     from matplotlib.ticker import FuncFormatter
 
+    from crowdpriv.plotting import figure_legend
+
     plt = _pyplot()
     panels = list(dict.fromkeys(summary[panel]))
     methods = list(dict.fromkeys(summary["method"]))
@@ -107,13 +109,9 @@ def plot_panels(summary: pd.DataFrame, *, panel: str, x: str, panel_label, xlabe
         ax.set_title(f"({letter}) {panel_label(pv)}  (R={','.join(map(str, r))})", fontsize=9)
     axes[0, 0].set_ylabel("MAE change" + (" (log scale)" if yscale == "symlog" and positive
                                           else ""))
-    handles = {}
-    for ax in axes[0]:
-        for handle, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, handle)
     repetitions = int(summary["R"].max())
-    fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8,
-               title="band: ±1 sd over R" if repetitions > 1 else None, title_fontsize=7)
+    figure_legend(fig, axes, loc="outside right center",
+                  title="band: ±1 sd over R" if repetitions > 1 else None, title_fontsize=7)
     fig.suptitle(title, fontsize=10)
     return fig
 
@@ -125,6 +123,7 @@ def plot_answer_distribution(dist: pd.DataFrame, *, title: str, paper_gold_zero_
     tasks carry a reference label. An answer value nobody gives (AdultContent's label 4: four
     categories in a domain of five) keeps its empty slot, so both panels share one x axis."""
     from crowdpriv.labels import dataset_label
+    from crowdpriv.plotting import figure_legend
 
     plt = _pyplot()
     datasets = list(dict.fromkeys(dist["dataset"]))
@@ -155,11 +154,7 @@ def plot_answer_distribution(dist: pd.DataFrame, *, title: str, paper_gold_zero_
                        if paper_gold_zero_share is not None else ""))
         ax.set_title(f"({letter}) {dataset_label(ds)}\n{note}", fontsize=9)
     axes[0, 0].set_ylabel("fraction of answers")
-    handles = {}
-    for ax in axes[0]:
-        for handle, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, handle)
-    fig.legend(handles.values(), handles.keys(), loc="outside right center", fontsize=8)
+    figure_legend(fig, axes, loc="outside right center")
     fig.suptitle(title, fontsize=10)
     return fig
 

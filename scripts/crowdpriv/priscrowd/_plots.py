@@ -30,14 +30,10 @@ def _colour(method: str):
 
 
 def _figure_legend(fig, axes, **kw):
-    """One legend for the whole figure (outside the panels), each label once, the paper's
-    series after ours."""
-    handles = {}
-    for ax in np.ravel(axes):
-        for handle, lab in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(lab, handle)
-    handles = dict(sorted(handles.items(), key=lambda item: item[0].startswith("paper")))
-    fig.legend(handles.values(), handles.keys(), **{"fontsize": 8, **kw})
+    """One legend for the whole figure (outside the panels), the paper's series after ours."""
+    from crowdpriv.plotting import figure_legend
+
+    figure_legend(fig, axes, last=lambda label: label.startswith("paper"), **kw)
 
 
 def _plt():
