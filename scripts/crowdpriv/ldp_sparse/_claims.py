@@ -170,12 +170,11 @@ def mf_never_above_half(ctx):
 
 #: Fig. 3's observations (Sec. VI-C), which "the observations [on Fig. 4] are very similar to"
 FIG3_OBSERVATIONS = {
-    "MF always smallest": lambda: _mf_smallest("fig3", ["sparsity", "epsilon"], most=False),
-    "MF never above mf_max_change": lambda: mf_never_above_half,
-    "MF insensitive to sparsity": lambda: _insensitive("fig3", ["epsilon"], "sparsity",
-                                                       "the sparsities"),
-    "LP grows with sparsity": lambda: _grows_with_sparsity("fig3", "LP"),
-    "RR grows with sparsity": lambda: _grows_with_sparsity("fig3", "RR"),
+    "MF always smallest": _mf_smallest("fig3", ["sparsity", "epsilon"], most=False),
+    "MF never above mf_max_change": mf_never_above_half,
+    "MF insensitive to sparsity": _insensitive("fig3", ["epsilon"], "sparsity", "the sparsities"),
+    "LP grows with sparsity": _grows_with_sparsity("fig3", "LP"),
+    "RR grows with sparsity": _grows_with_sparsity("fig3", "RR"),
 }
 
 
@@ -186,8 +185,7 @@ def fig4_resembles_fig3(ctx):
     on_fig4 = Context({**ctx.tables, "fig3": ctx.tables["fig4"]}, ctx.thresholds,
                       ctx.significance, ctx.absent)
     agree, differ, open_, parts = 0, 0, 0, []
-    for name, make in FIG3_OBSERVATIONS.items():
-        check = make()
+    for name, check in FIG3_OBSERVATIONS.items():
         verdicts = []
         for context in (ctx, on_fig4):
             try:

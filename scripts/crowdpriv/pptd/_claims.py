@@ -97,16 +97,15 @@ def _thm43_bound(form: str):
 def thm43_printed_expectation(ctx):
     tol = ctx.threshold("printed_formula_rel_tol")
     df = ctx.table("fig2").drop_duplicates("epsilon").sort_values("epsilon")
-    printed = np.array([utility_alpha_lower(l1, c, form="printed")
-                        for l1, c in zip(df["lambda1"], df["c"])])
-    exact_ = np.array([utility_alpha_lower(l1, c, form="exact")
-                       for l1, c in zip(df["lambda1"], df["c"])])
+    printed, exact_ = (np.array([utility_alpha_lower(l1, c, form=form)
+                                 for l1, c in zip(df["lambda1"], df["c"])])
+                       for form in ("printed", "exact"))
     rel = np.abs(printed - exact_) / exact_
     parts = [f"ε {e:g} (c {format_number(c)}): α_λ1,c printed {format_number(p)} vs exact "
              f"{format_number(x)}" for e, c, p, x in zip(df["epsilon"], df["c"], printed, exact_)]
     return exact(bool((rel <= tol).all()),
-                 f"α_λ1,c = 2√2/√π · E(Y): largest relative difference {format_number(rel.max())} "
-                 f"(tolerance {tol:g}); " + "; ".join(parts))
+                 f"α_λ1,c = 2√2/√π · E(Y): largest relative difference "
+                 f"{format_number(rel.max())} (tolerance {tol:g}); " + "; ".join(parts))
 
 
 def _falls_with(table: str, setting: str, measure: str, name: str):

@@ -31,6 +31,7 @@ import pandas as pd
 
 from ..claims import Claim, NotTestable, evaluate, exact, surrogate_scope
 from ..significance import cell_label, decide_every, format_number, paired
+from ._kde import far_from_others
 
 __all__ = ["PAPER_DATASET", "MEASURES", "claims_for", "evaluate_claims"]
 
@@ -206,22 +207,12 @@ def combined_closest_in_case_studies(ctx):
                  data=surrogate_scope(ise["dataset"].unique()))
 
 
-def _far_from_others(group: pd.DataFrame) -> np.ndarray:
-    """Claims of one case study far from the others: outside Tukey's far fences (Q1 − 3 IQR,
-    Q3 + 3 IQR) of the object's normalised claims, the IQR at least two bandwidths (tied
-    claims keep their neighbours) — the rule that sets Fig. 3's view."""
-    z = group["x_normalised"].to_numpy(float)
-    q1, q3 = np.percentile(z, [25, 75])
-    spread = max(q3 - q1, 2 * float(group["bandwidth_normalised"].iloc[0]))
-    return (z < q1 - 3 * spread) | (z > q3 + 3 * spread)
-
-
 def far_claims_from_low_weight_users(ctx):
     share_min = ctx.threshold("usually_share")
     claims = ctx.table("fig3_claims")
     far_total, low_total, parts = 0, 0, []
     for (ds, case), g in claims.groupby(["dataset", "case"], sort=False):
-        far = _far_from_others(g)
+        far = far_from_others(g["x_normalised"], g["bandwidth_normalised"].iloc[0])
         if not far.any():
             continue
         weights = g["global_weight"].to_numpy(float)

@@ -13,7 +13,8 @@ import pandas as pd
 from ..validate import DataError
 from ._flat import fit_flat, flat_claims
 from .._checks import ParameterError, check_int_at_least, check_positive
-from ._kde import BANDWIDTH_RULES, UNITS, ObjectBatch, gaussian_density, pack_objects
+from ._kde import (BANDWIDTH_RULES, UNITS, ObjectBatch, far_from_others, gaussian_density,
+                   pack_objects)
 from ._metrics import prefix_ise
 from ._release import (
     BASIC_SENSITIVITIES,
@@ -508,11 +509,8 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, quantiles, min_claims: int,
         pad = 4 * max(h, sd_ref.max())
         lo = min(z.min(), mu_ref.min()) - pad
         hi = max(z.max(), mu_ref.max()) + pad
-        # the view: claims inside Tukey's far fences (3 IQR, the IQR at least 2 bandwidths so
-        # tied claims keep their neighbours) and the reference, padded by 4 bandwidths
-        q1, q3 = np.percentile(z, [25, 75])
-        spread = max(q3 - q1, 2 * h)
-        inside = z[(z >= q1 - 3 * spread) & (z <= q3 + 3 * spread)]
+        # the view: the claims not far from the others, and the reference, ± 4 bandwidths
+        inside = z[~far_from_others(z, h)]
         view_lo = min(inside.min(), mu_ref.min()) - pad
         view_hi = max(inside.max(), mu_ref.max()) + pad
         x = np.union1d(np.linspace(lo, hi, grid), np.linspace(view_lo, view_hi, grid))

@@ -30,9 +30,20 @@ __all__ = [
     "mixture_cross",
     "ise_gaussian_mixtures",
     "pack_objects",
+    "far_from_others",
 ]
 
 BANDWIDTH_RULES = ("mad", "silverman")
+
+
+def far_from_others(z: np.ndarray, h: float) -> np.ndarray:
+    """Claims of one object far from the others: outside Tukey's far fences (Q1 − 3 IQR,
+    Q3 + 3 IQR) of its normalised claims ``z``, the IQR at least two bandwidths ``h`` (tied
+    claims keep their neighbours). Sets Fig. 3's view and the claim about Fig. 3's far claims."""
+    z = np.asarray(z, dtype=float)
+    q1, q3 = np.percentile(z, [25, 75])
+    spread = max(q3 - q1, 2 * float(h))
+    return (z < q1 - 3 * spread) | (z > q3 + 3 * spread)
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
 

@@ -104,9 +104,9 @@ def _paper_groups(d: pd.DataFrame) -> list[tuple[list[str], pd.DataFrame]]:
 
 
 def plot_table2(summary: pd.DataFrame, paths):
-    """Table 2 as lines over p: ours (solid, mean ± 1 sd over R) and the paper's (dashed, the
-    colour of the first method whose printed row it is; rows the paper prints alike are one
-    line, labelled with all of them). Log y axes, x ticks at the p values."""
+    """Table 2 as lines over p: ours (solid, mean ± 1 sd over R) and the paper's (dashed, in
+    its method's colour; rows the paper prints alike are one grey line, labelled with all of
+    them). Log y axes, x ticks at the p values."""
     plt = _plt()
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2), layout="constrained")
     for ax, measure, letter in zip(axes, ("ISE", "SISE"), "ab"):
@@ -146,9 +146,9 @@ def plot_fig3(curves: pd.DataFrame, claims: pd.DataFrame, paths, quantiles=None)
     nrow = max(1, int(np.ceil(len(cases) / ncol)))
     fig, axes = plt.subplots(nrow, ncol, figsize=(10, 3.1 * nrow + 0.7), squeeze=False,
                              layout="constrained")
-    style = {"combined": ("#D55E00", "combined weights", "-", 2.2),
+    style = {"combined": (_colour("PrisCrowd"), "combined weights", "-", 2.2),
              "global": ("k", "global weights", "-", 1.2),
-             "uniform": ("#009E73", "uniform weights", "-", 1.2),
+             "uniform": (_colour("Uniform"), "uniform weights", "-", 1.2),
              "reference": ("#0072B2", "reference K_h(x − truth)", "--", 1.2)}
     for ax, (ds, case), letter in zip(axes.ravel(), cases, _LETTERS):
         d = curves[(curves["dataset"] == ds) & (curves["case"] == case)]
@@ -215,9 +215,10 @@ def plot_fig4(summary: pd.DataFrame, paths):
 def plot_fig5(work: pd.DataFrame, timings: pd.DataFrame, paths, cap=None):
     """Fig. 5 per dataset: (top) candidates Alg. 1 tests vs m, with and without the privacy test
     (deterministic, mean ± 1 sd over repetitions), with the ceiling Alg. 1's candidate cap puts
-    on it where the curves reach half of it (``cap``: dataset → objects × ``max_candidates``; a
-    curve bending towards it is the cap binding, not the algorithm's cost); (bottom) the wall-clock time of phase 2, median of
-    the timed calls (machine- and load-dependent, never judged)."""
+    on it where the curves reach half of it (``cap``: dataset → objects × ``max_candidates``;
+    a curve bending towards it is the cap binding, not the algorithm's cost); (bottom) the
+    wall-clock time of phase 2, median of the timed calls (machine- and load-dependent, never
+    judged)."""
     plt = _plt()
     dsets = list(dict.fromkeys(work["dataset"]))
     fig, axes = plt.subplots(2, len(dsets), figsize=(4.2 * len(dsets), 6.6), squeeze=False,
