@@ -174,23 +174,6 @@ def test_unknown_method():
         infer(np.ones((2, 2)), method="mean")
 
 
-def test_pptd_perturbation_in_long_format():
-    """PPTD Alg. 2 on Answers: one variance per worker, noise only on the answers made."""
-    from crowdpriv.pptd import perturb_answers
-
-    rng = np.random.default_rng(11)
-    x = _noisy(rng, 1, 400, 30, missing=0.5)
-    ans = Answers.from_dense(x)
-    out, variance = perturb_answers(ans, 0.5, rng=np.random.default_rng(2))
-    assert out.size == ans.size and (out.task == ans.task).all() and (out.worker == ans.worker).all()
-    assert variance.shape == (400,) and (variance > 0).all()
-    assert abs(variance.mean() - 2.0) < 0.3  # E[δ²] = 1/λ2
-    z = (out.value - ans.value) / np.sqrt(variance[ans.worker])
-    assert abs(z.mean()) < 0.05 and abs(z.std() - 1) < 0.05
-    with pytest.raises(ValueError, match="lam2"):
-        perturb_answers(ans, 0.0, rng=rng)
-
-
 # -- label codes (LDP-sparse's 1-byte answers) -------------------------------------------------
 
 

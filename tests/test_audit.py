@@ -102,7 +102,8 @@ def test_every_mechanism_audits_at_small_size_with_the_closed_forms_where_they_e
 
 
 def test_closed_forms():
-    from crowdpriv.audits import lp_null_exact_epsilon, two_layer_exact_epsilon
+    from crowdpriv.mechanisms.lp import lp_null_exact_epsilon
+    from crowdpriv.mechanisms.two_layer import two_layer_exact_epsilon
 
     # NULL -> uniform fill in {0..4} vs answer 0 under Lap(5/eps): the tail ratio
     eps, k = 1.0, 5
@@ -127,8 +128,8 @@ def test_floating_point_support_gap_shows_whether_mironov_applies():
 
 
 def test_snapping_release_sampler_is_exact_and_on_its_grid():
-    from crowdpriv.api import lp_release
     from crowdpriv.audits import release_cases, run_audit
+    from crowdpriv.mechanisms.lp_snapped import lp_release
     from crowdpriv.release import snapped_laplace, snapping_epsilon, snapping_grid
 
     assert snapping_grid(5.0) == 8.0 and snapping_grid(8.0) == 8.0

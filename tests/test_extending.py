@@ -121,8 +121,8 @@ def test_unknown_mechanism_is_a_clear_error(root, tmp_path, mirror):
 
 
 def test_example_mechanism_keeps_nulls_and_its_probability():
+    from crowdpriv import mechanisms
     from crowdpriv.examples import rr_answers_only
-    from crowdpriv.ldp_sparse import load_mechanism
 
     rng = np.random.default_rng(5)
     answers = np.where(rng.random((400, 500)) < 0.3, np.nan, rng.integers(0, 10, (400, 500)))
@@ -132,11 +132,13 @@ def test_example_mechanism_keeps_nulls_and_its_probability():
     kept = (out[answered] == answers[answered]).mean()
     assert kept == pytest.approx(np.e / (9 + np.e), abs=0.005)
     assert set(np.unique(out[answered])) <= set(range(10))
-    assert load_mechanism("crowdpriv.examples:rr_answers_only") is rr_answers_only
-    with pytest.raises(ValueError, match="module:function"):
-        load_mechanism("rr_answers_only")
+    # a plain function (earlier versions' form) is still accepted, wrapped as a mechanism
+    wrapped = mechanisms.load("crowdpriv.examples:rr_answers_only", name="RR-answers-only")
+    assert wrapped.func is rr_answers_only and wrapped.label == "RR-answers-only"
+    with pytest.raises(ValueError, match="module:object"):
+        mechanisms.load("rr_answers_only")
     with pytest.raises(ValueError, match="cannot load mechanism"):
-        load_mechanism("crowdpriv.examples:nope")
+        mechanisms.load("crowdpriv.examples:nope")
 
 
 @pytest.mark.e2e

@@ -9,6 +9,11 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 import crowdpriv.ldp_sparse as L
+from crowdpriv import mechanisms as M
+from crowdpriv.mechanisms import lp as lpm
+from crowdpriv.mechanisms import mf as mfm
+from crowdpriv.mechanisms import rr as rrm
+from crowdpriv.mechanisms import two_layer as twom
 from crowdpriv.seeds import derive_rng
 
 
@@ -68,10 +73,10 @@ def test_rr_bounds_over_epsilons_equal_the_bound_at_each_epsilon():
 def test_laplace_noise_is_laplace():
     # E1 − E2 with E1, E2 ~ Exp(1) is Lap(0, 1); scaled by b, in the requested dtype
     b = 2.5
-    x = L.laplace_noise(rng("lap"), (200_000,), b, dtype=np.float32)
+    x = M.laplace_noise(rng("lap"), (200_000,), b, dtype=np.float32)
     assert x.dtype == np.float32
     assert stats.kstest(x.astype(np.float64), stats.laplace(scale=b).cdf).pvalue > 1e-3
-    y = L.laplace_noise(rng("lap64"), (3, 4), 1.0, dtype=np.float64)
+    y = M.laplace_noise(rng("lap64"), (3, 4), 1.0, dtype=np.float64)
     assert y.shape == (3, 4) and y.dtype == np.float64
 
 
@@ -82,7 +87,7 @@ def test_rr_keep_and_flip_probabilities():
     k, eps, n = 10, 1.0, 400_000
     a = np.full((1, n), 3.0)
     a[0, : n // 2] = np.nan  # half NULL
-    out = L.rr_perturb(a, eps, rng=rng("rr"), domain_size=k)
+    out = rrm.rr_perturb(a, eps, rng=rng("rr"), domain_size=k)
     p_keep = np.exp(eps) / (k + np.exp(eps))
     p_flip = 1 / (k + np.exp(eps))
     for src, sl in (("null", slice(0, n // 2)), ("three", slice(n // 2, n))):
@@ -95,13 +100,13 @@ def test_rr_keep_and_flip_probabilities():
         assert abs(freq[kept] - p_keep) < 5 * se_keep
         others = np.delete(freq, kept)
         assert np.all(np.abs(others - p_flip) < 5 * se_flip), (src, others)
-    assert L.rr_keep_probability(1.0, 10) == pytest.approx(p_keep)
+    assert rrm.rr_keep_probability(1.0, 10) == pytest.approx(p_keep)
 
 
 def test_lp_noise_scale_is_domain_over_epsilon():
     k, eps = 10, 0.5
     a = np.full((200, 1000), 2.0)
-    out = L.lp_perturb(a, eps, rng=rng("lp"), domain_size=k)
+    out = lpm.lp_perturb(a, eps, rng=rng("lp"), domain_size=k)
     noise = (out - a).ravel().astype(np.float64)
     scale = k / eps
     assert np.mean(np.abs(noise)) == pytest.approx(scale, rel=0.01)
@@ -112,33 +117,39 @@ def test_lp_noise_scale_is_domain_over_epsilon():
 
 def test_lp_null_fill_uniform_and_constant():
     a = np.full((500, 400), np.nan)
-    out = L.lp_perturb(a, 1e6, rng=rng("lpnull"), domain_size=10)
+    out = lpm.lp_perturb(a, 1e6, rng=rng("lpnull"), domain_size=10)
     vals = np.rint(out).astype(int).ravel()
     freq = np.bincount(vals, minlength=10) / vals.size
     assert np.allclose(freq, 0.1, atol=0.005)
-    out_c = L.lp_perturb(a, 1e6, rng=rng("lpnull"), domain_size=10, null_fill=0)
+    out_c = lpm.lp_perturb(a, 1e6, rng=rng("lpnull"), domain_size=10, null_fill=0)
     assert np.allclose(out_c, 0, atol=1e-3)
 
 
-def test_two_layer_epsilons_uniform_with_mean_epsilon():
-    e = L.two_layer_epsilons(2.0, 100_000, rng=rng("2l"))
-    assert e.min() >= 0 and e.max() <= 4.0
-    assert e.mean() == pytest.approx(2.0, rel=0.01)
-    out = L.two_layer_perturb(np.full((50, 20), np.nan), 1.0, rng=rng("2l"), domain_size=5)
+def test_two_layer_budgets_that_run_are_uniform_on_zero_to_twice_epsilon():
+    """The sampler that runs (two_layer_draws' multipliers, ε_i = ε·multiplier) gives
+    ε_i ~ U(0, 2ε) at spread 1 (Sec. VI-D: uniform with mean ε); U(0, ε) would be rejected."""
+    codes = np.zeros((100_000, 1), np.int8)
+    mult, _ = twom.two_layer_draws(codes, rng=rng("2l"))
+    eps_i = 2.0 * mult
+    assert eps_i.min() >= 0 and eps_i.max() <= 4.0
+    assert eps_i.mean() == pytest.approx(2.0, rel=0.01)
+    assert stats.kstest(eps_i, stats.uniform(0, 4).cdf).pvalue > 1e-3
+    assert stats.kstest(eps_i / 2, stats.uniform(0, 4).cdf).pvalue < 1e-6  # U(0, ε): rejected
+    out = twom.two_layer_perturb(np.full((50, 20), np.nan), 1.0, rng=rng("2l"), domain_size=5)
     assert out.shape == (50, 20)
 
 
 def test_mf_solution_minimises_perturbed_objective():
     r = rng("mf")
     n, d, k = 60, 5, 10
-    v = L.draw_task_profiles(n, d, rng=r)
+    v = mfm.draw_task_profiles(n, d, rng=r)
     assert np.allclose(np.abs(v).sum(0), 1.0)
     a = r.integers(0, k, size=(3, n)).astype(float)
     a[r.random((3, n)) < 0.5] = np.nan
-    prep = L.mf_prepare(a, v, domain_size=k)
-    _, u, eta = L.mf_perturb_prepared(prep, 1.0, rng=r, return_u=True)
+    prep = mfm.mf_prepare(a, v, domain_size=k)
+    _, u, eta = mfm.mf_perturb_prepared(prep, 1.0, rng=r, return_u=True)
     for i in range(3):
-        f = lambda x, i=i: L.mf_objective(a[i], x, v, eta[i])  # noqa: E731
+        f = lambda x, i=i: mfm.mf_objective(a[i], x, v, eta[i])  # noqa: E731
         res = optimize.minimize(f, np.zeros(d), method="BFGS", options={"gtol": 1e-10})
         assert f(u[i]) <= res.fun + 1e-6 * max(1.0, abs(res.fun))
         assert np.allclose(u[i], res.x, rtol=1e-3, atol=1e-3 * np.abs(res.x).max())
@@ -147,11 +158,11 @@ def test_mf_solution_minimises_perturbed_objective():
 def test_mf_minimum_norm_when_fewer_answers_than_d():
     r = rng("mfmin")
     n, d = 30, 8
-    v = L.draw_task_profiles(n, d, rng=r)
+    v = mfm.draw_task_profiles(n, d, rng=r)
     a = np.full((1, n), np.nan)
     a[0, :3] = [1, 2, 3]
-    prep = L.mf_prepare(a, v, domain_size=5)
-    _, u, eta = L.mf_perturb_prepared(prep, 1.0, rng=r, return_u=True)
+    prep = mfm.mf_prepare(a, v, domain_size=5)
+    _, u, eta = mfm.mf_perturb_prepared(prep, 1.0, rng=r, return_u=True)
     vt = v[:, :3]
     expect = np.linalg.pinv(vt @ vt.T) @ (vt @ a[0, :3] - eta[0])
     assert np.allclose(u[0], expect, rtol=1e-6, atol=1e-8)
@@ -161,7 +172,7 @@ def test_mf_output_is_dense_and_reproduces_constant_answers_without_noise():
     r = rng("mfconst")
     a = np.full((4, 50), 3.0)
     a[r.random((4, 50)) < 0.6] = np.nan
-    out = L.mf_perturb(a, 1e9, rng=r, domain_size=10, d=6)
+    out = mfm.mf_perturb(a, 1e9, rng=r, domain_size=10, d=6)
     assert not np.isnan(out).any()
     assert np.allclose(out, 3.0, atol=1e-3)
 
@@ -207,7 +218,7 @@ def test_rr_output_stays_in_domain_or_null(seed, eps, k):
     r = np.random.default_rng(seed)
     a = r.integers(0, k, size=(5, 40)).astype(float)
     a[r.random(a.shape) < 0.5] = np.nan
-    out = L.rr_perturb(a, eps, rng=r, domain_size=k)
+    out = rrm.rr_perturb(a, eps, rng=r, domain_size=k)
     vals = out[~np.isnan(out)]
     assert np.all((vals >= 0) & (vals <= k - 1) & (vals == np.rint(vals)))
 
@@ -256,11 +267,11 @@ def test_generate_synthetic_shape_sparsity_and_quality_split():
 @pytest.mark.parametrize("eps", [0, -1.0, float("nan"), float("inf")])
 def test_invalid_epsilon(eps):
     a = np.zeros((2, 3))
-    for f in (L.lp_perturb, L.rr_perturb, L.two_layer_perturb):
+    for f in (lpm.lp_perturb, rrm.rr_perturb, twom.two_layer_perturb):
         with pytest.raises(ValueError, match="epsilon"):
             f(a, eps, rng=rng("bad"), domain_size=5)
     with pytest.raises(ValueError, match="epsilon"):
-        L.mf_perturb(a, eps, rng=rng("bad"), domain_size=5, d=2)
+        mfm.mf_perturb(a, eps, rng=rng("bad"), domain_size=5, d=2)
 
 
 @pytest.mark.parametrize("sparsity", [1.0, -0.1, 1.5, "x"])
@@ -272,7 +283,7 @@ def test_invalid_sparsity(sparsity):
 @pytest.mark.parametrize("k", [1, 0, 2.5])
 def test_invalid_domain(k):
     with pytest.raises(ValueError, match="domain_size"):
-        L.rr_perturb(np.zeros((2, 2)), 1.0, rng=rng("bad"), domain_size=k)
+        rrm.rr_perturb(np.zeros((2, 2)), 1.0, rng=rng("bad"), domain_size=k)
     with pytest.raises(ValueError, match="domain_size"):
         L.lp_error_bound(
             quality=[1.0], answered_fraction=0.5, sigma=1, truth=[0], domain_size=k, epsilon=1
@@ -281,22 +292,22 @@ def test_invalid_domain(k):
 
 def test_answers_outside_domain_rejected():
     with pytest.raises(ValueError, match="domain_size=5"):
-        L.rr_perturb(np.array([[0.0, 7.0]]), 1.0, rng=rng("bad"), domain_size=5)
+        rrm.rr_perturb(np.array([[0.0, 7.0]]), 1.0, rng=rng("bad"), domain_size=5)
 
 
 @pytest.mark.parametrize("d", [0, -3, 1.5])
 def test_invalid_d(d):
     with pytest.raises(ValueError, match="d must"):
-        L.mf_perturb(np.zeros((2, 4)), 1.0, rng=rng("bad"), domain_size=5, d=d)
+        mfm.mf_perturb(np.zeros((2, 4)), 1.0, rng=rng("bad"), domain_size=5, d=d)
     with pytest.raises(ValueError, match="d must"):
         L.mf_error_bound(quality=[1.0], n_tasks=10, d=d, domain_size=5, epsilon=1)
 
 
 def test_profiles_must_respect_l1_constraint():
     with pytest.raises(ValueError, match="l1_norm"):
-        L.draw_task_profiles(5, 2, rng=rng("bad"), l1_norm=1.5)
+        mfm.draw_task_profiles(5, 2, rng=rng("bad"), l1_norm=1.5)
     with pytest.raises(ValueError, match=r"\|\|v_j\|\|_1"):
-        L.mf_prepare(np.zeros((1, 3)), np.ones((2, 3)), domain_size=5)
+        mfm.mf_prepare(np.zeros((1, 3)), np.ones((2, 3)), domain_size=5)
 
 
 def test_rr_bound_vectorised_matches_direct_sum():
@@ -402,7 +413,7 @@ def test_lp_bound_in_experiments_uses_the_configured_null_fill():
 
 def test_mf_objective_noise_is_laplace_domain_over_epsilon():
     """MF's η_i ~ Lap(|Γ|/ε)^d (LDP-sparse Eq. 9): mean |η| = b and var = 2b², b = |Γ|/ε."""
-    from crowdpriv.ldp_sparse import draw_task_profiles, mf_perturb_prepared, mf_prepare
+    from crowdpriv.mechanisms.mf import draw_task_profiles, mf_perturb_prepared, mf_prepare
 
     rng = np.random.default_rng(11)
     answers = rng.integers(0, 10, (3000, 40)).astype(float)
@@ -429,28 +440,28 @@ def test_code_samplers_draw_what_the_float_samplers_draw(seed, null_share, eps, 
     r = np.random.default_rng(seed)
     a = r.integers(0, k, size=(2, 40, 30)).astype(np.float32)
     a[r.random(a.shape) < null_share] = np.nan
-    codes = L.answer_codes(a, k)
+    codes = M.answer_codes(a, k)
     assert codes.dtype == np.int8
-    np.testing.assert_array_equal(L.codes_to_answers(codes, k), a)
+    np.testing.assert_array_equal(M.codes_to_answers(codes, k), a)
 
     def same(seeded):
         return np.random.default_rng([seed, 1]) if seeded else None
 
     for fill in ("uniform", 1):
         np.testing.assert_array_equal(
-            L.lp_perturb(a, eps, rng=same(True), domain_size=k, null_fill=fill),
-            L.lp_perturb_codes(codes, eps, rng=same(True), domain_size=k, null_fill=fill))
+            lpm.lp_perturb(a, eps, rng=same(True), domain_size=k, null_fill=fill),
+            lpm.lp_perturb_codes(codes, eps, rng=same(True), domain_size=k, null_fill=fill))
     np.testing.assert_array_equal(
-        L.rr_perturb(a, eps, rng=same(True), domain_size=k),
-        L.codes_to_answers(L.rr_perturb_codes(codes, eps, rng=same(True), domain_size=k), k))
+        rrm.rr_perturb(a, eps, rng=same(True), domain_size=k),
+        M.codes_to_answers(rrm.rr_perturb_codes(codes, eps, rng=same(True), domain_size=k), k))
     np.testing.assert_array_equal(
-        L.two_layer_perturb(a, eps, rng=same(True), domain_size=k),
-        L.codes_to_answers(L.two_layer_perturb_codes(codes, eps, rng=same(True), domain_size=k),
+        twom.two_layer_perturb(a, eps, rng=same(True), domain_size=k),
+        M.codes_to_answers(twom.two_layer_perturb_codes(codes, eps, rng=same(True), domain_size=k),
                            k))
     # inference and MF's preparation read the codes as they read the float matrix
     np.testing.assert_array_equal(L.infer_truth(codes, null_code=k).truth, L.infer_truth(a).truth)
-    v = L.draw_task_profiles(30, 4, rng=same(True))
-    p_float, p_codes = L.mf_prepare(a, v, domain_size=k), L.mf_prepare(codes, v, domain_size=k,
+    v = mfm.draw_task_profiles(30, 4, rng=same(True))
+    p_float, p_codes = mfm.mf_prepare(a, v, domain_size=k), mfm.mf_prepare(codes, v, domain_size=k,
                                                                         null_code=k)
     np.testing.assert_array_equal(p_float.solver, p_codes.solver)
     np.testing.assert_array_equal(p_float.rhs, p_codes.rhs)
@@ -460,7 +471,7 @@ def test_rr_codes_wrap_around_the_null_symbol():
     # (x + shift) mod (|Γ| + 1): from every symbol, every other symbol is reached, never itself
     k = 4
     codes = np.repeat(np.arange(k + 1, dtype=np.int8), 20000)[None]
-    out = L.rr_perturb_codes(codes, 1e-9, rng=rng("wrap"), domain_size=k)  # keep p ~ 1/(k+1)
+    out = rrm.rr_perturb_codes(codes, 1e-9, rng=rng("wrap"), domain_size=k)  # keep p ~ 1/(k+1)
     for x in range(k + 1):
         got = np.bincount(out[0, codes[0] == x], minlength=k + 1) / 20000
         assert got[x] == pytest.approx(1 / (k + 1), abs=0.015)
@@ -472,16 +483,16 @@ def test_synthetic_codes_are_the_synthetic_answers():
     for sparsity in (0.0, 0.5, 0.95):
         ds = L.generate_synthetic(60, 40, sparsity, rng=rng("syn", sparsity))
         codes, truth, sigma = L.generate_synthetic_codes(60, 40, sparsity, rng=rng("syn", sparsity))
-        np.testing.assert_array_equal(L.codes_to_answers(codes, 10), ds.answers)
+        np.testing.assert_array_equal(M.codes_to_answers(codes, 10), ds.answers)
         np.testing.assert_array_equal(truth, ds.truth)
         np.testing.assert_array_equal(sigma, ds.sigma)
 
 
 def test_answer_codes_check_the_domain():
     with pytest.raises(ValueError, match="integers in"):
-        L.answer_codes(np.array([[0.0, 5.0]]), 5)
+        M.answer_codes(np.array([[0.0, 5.0]]), 5)
     with pytest.raises(ValueError, match="<= 63"):
-        L.answer_codes(np.zeros((2, 2)), 64)
+        M.answer_codes(np.zeros((2, 2)), 64)
 
 
 # ---------------------------------------------------------------- ε-free draws (common random numbers)
@@ -494,7 +505,7 @@ def test_rr_apply_has_eq8_probabilities(dtype, eps):
     # the float32 draws of the experiments as with the float64 draws of a release
     k, n = 5, 120_000
     codes = np.repeat(np.arange(k + 1, dtype=np.int8), n)[None]
-    out = L.rr_apply(codes, L.rr_draws(codes, rng=rng("rra", eps), dtype=dtype), eps,
+    out = rrm.rr_apply(codes, rrm.rr_draws(codes, rng=rng("rra", eps), dtype=dtype), eps,
                      domain_size=k)
     keep, other = np.exp(eps) / (k + np.exp(eps)), 1 / (k + np.exp(eps))
     for x in range(k + 1):
@@ -509,24 +520,24 @@ def test_one_set_of_draws_serves_every_epsilon():
     r = rng("crn")
     codes = r.integers(0, 6, size=(200, 50)).astype(np.int8)  # 5 = NULL, |Γ| = 5
     # LP: the same standard noise, scaled by |Γ|/ε
-    draws = L.lp_draws(codes, rng=r, domain_size=5)
-    lo, hi = L.lp_apply(draws, 0.5, domain_size=5), L.lp_apply(draws, 2.0, domain_size=5)
+    draws = lpm.lp_draws(codes, rng=r, domain_size=5)
+    lo, hi = lpm.lp_apply(draws, 0.5, domain_size=5), lpm.lp_apply(draws, 2.0, domain_size=5)
     filled = draws[0]
     np.testing.assert_allclose((lo - filled), 4.0 * (hi - filled), rtol=1e-5, atol=1e-4)
     # RR: a cell kept at a small ε is kept at every larger ε (keep p grows with ε)
-    u = L.rr_draws(codes, rng=r, dtype=np.float32)
-    kept = [L.rr_apply(codes, u, e, domain_size=5) == codes for e in (0.1, 1.0, 3.0)]
+    u = rrm.rr_draws(codes, rng=r, dtype=np.float32)
+    kept = [rrm.rr_apply(codes, u, e, domain_size=5) == codes for e in (0.1, 1.0, 3.0)]
     assert (kept[0] <= kept[1]).all() and (kept[1] <= kept[2]).all()
     assert kept[0].mean() < kept[2].mean()
     # 2-Layer: ε_i = ε times a U(1 − spread, 1 + spread) multiplier of the worker
-    mult, _ = L.two_layer_draws(codes, rng=r, spread=0.5)
+    mult, _ = twom.two_layer_draws(codes, rng=r, spread=0.5)
     assert mult.shape == (200,) and mult.min() >= 0.5 and mult.max() <= 1.5
     # MF: η = (|Γ|/ε) η°, the solve is linear in η
-    v = L.draw_task_profiles(50, 4, rng=r)
-    prep = L.mf_prepare(codes, v, domain_size=5, null_code=5)
-    eta0 = L.mf_draws(prep, rng=r)
-    u1, u2 = L.mf_apply(prep, eta0, 1.0), L.mf_apply(prep, eta0, 2.0)
-    base = L.mf_apply(prep, np.zeros_like(eta0), 1.0)
+    v = mfm.draw_task_profiles(50, 4, rng=r)
+    prep = mfm.mf_prepare(codes, v, domain_size=5, null_code=5)
+    eta0 = mfm.mf_draws(prep, rng=r)
+    u1, u2 = mfm.mf_apply(prep, eta0, 1.0), mfm.mf_apply(prep, eta0, 2.0)
+    base = mfm.mf_apply(prep, np.zeros_like(eta0), 1.0)
     np.testing.assert_allclose(u1 - base, 2.0 * (u2 - base), rtol=1e-9, atol=1e-9)
 
 
@@ -534,10 +545,10 @@ def test_mf_worker_profiles_draw_laplace_domain_over_epsilon():
     # the API's one-ε path: numpy's laplace(0, b) is b times laplace(0, 1), so the draws are
     # those of rng.laplace(0, |Γ|/ε)
     r = rng("mfapi")
-    v = L.draw_task_profiles(40, 5, rng=r)
+    v = mfm.draw_task_profiles(40, 5, rng=r)
     a = r.integers(0, 5, size=(30, 40)).astype(float)
-    prep = L.mf_prepare(a, v, domain_size=5)
-    u, eta = L.mf_worker_profiles(prep, 0.5, rng=np.random.default_rng(9))
+    prep = mfm.mf_prepare(a, v, domain_size=5)
+    u, eta = mfm.mf_worker_profiles(prep, 0.5, rng=np.random.default_rng(9))
     np.testing.assert_array_equal(eta, np.random.default_rng(9).laplace(0.0, 10.0, (30, 5)))
     np.testing.assert_allclose(u, np.einsum("...ij,...j->...i", prep.solver, prep.rhs - eta))
 
@@ -545,16 +556,16 @@ def test_mf_worker_profiles_draw_laplace_domain_over_epsilon():
 def test_mf_solver_inverse_where_positive_definite_pseudo_inverse_elsewhere():
     r = rng("mfsolver")
     n, d = 40, 6
-    v = L.draw_task_profiles(n, d, rng=r)
+    v = mfm.draw_task_profiles(n, d, rng=r)
     a = r.integers(0, 5, size=(5, n)).astype(float)
     a[0, 3:] = np.nan  # 3 answers < d: singular, minimum norm
-    prep = L.mf_prepare(a, v, domain_size=5)
+    prep = mfm.mf_prepare(a, v, domain_size=5)
     for i in range(5):
         t = ~np.isnan(a[i])
         g = v[:, t] @ v[:, t].T
         expect = np.linalg.pinv(g, rcond=1e-8, hermitian=True)
         np.testing.assert_allclose(prep.solver[i], expect, rtol=1e-6, atol=1e-8 * np.abs(expect).max())
-    ridge = L.mf_prepare(a, v, domain_size=5, ridge=0.5)  # λ > 0: every worker inverted
+    ridge = mfm.mf_prepare(a, v, domain_size=5, ridge=0.5)  # λ > 0: every worker inverted
     t = ~np.isnan(a[0])
     np.testing.assert_allclose(ridge.solver[0], np.linalg.inv(v[:, t] @ v[:, t].T + 0.5 * np.eye(d)))
 
@@ -562,16 +573,16 @@ def test_mf_solver_inverse_where_positive_definite_pseudo_inverse_elsewhere():
 def test_draws_into_given_arrays_are_the_same_draws():
     codes = rng("out").integers(0, 6, size=(30, 20)).astype(np.int8)
     filled, noise = np.empty((30, 20), np.float32), np.empty((30, 20), np.float32)
-    got = L.lp_draws(codes, rng=rng("o1"), domain_size=5, out=(filled, noise))
-    want = L.lp_draws(codes, rng=rng("o1"), domain_size=5)
+    got = lpm.lp_draws(codes, rng=rng("o1"), domain_size=5, out=(filled, noise))
+    want = lpm.lp_draws(codes, rng=rng("o1"), domain_size=5)
     assert got[0] is filled and got[1] is noise
     np.testing.assert_array_equal(got[0], want[0])
     np.testing.assert_array_equal(got[1], want[1])
     u = np.empty((30, 20), np.float32)
-    np.testing.assert_array_equal(L.rr_draws(codes, rng=rng("o2"), dtype=np.float32, out=u),
-                                  L.rr_draws(codes, rng=rng("o2"), dtype=np.float32))
+    np.testing.assert_array_equal(rrm.rr_draws(codes, rng=rng("o2"), dtype=np.float32, out=u),
+                                  rrm.rr_draws(codes, rng=rng("o2"), dtype=np.float32))
     mult, uu = np.empty(30), np.empty((30, 20), np.float32)
-    a = L.two_layer_draws(codes, rng=rng("o3"), dtype=np.float32, out=(mult, uu))
-    b = L.two_layer_draws(codes, rng=rng("o3"), dtype=np.float32)
+    a = twom.two_layer_draws(codes, rng=rng("o3"), dtype=np.float32, out=(mult, uu))
+    b = twom.two_layer_draws(codes, rng=rng("o3"), dtype=np.float32)
     np.testing.assert_array_equal(a[0], b[0])
     np.testing.assert_array_equal(a[1], b[1])

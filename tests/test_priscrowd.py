@@ -7,10 +7,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate
 
+from crowdpriv.mechanisms.basic import basic_release
+from crowdpriv.mechanisms.priscrowd import (
+    pass_probability,
+    privacy_levels,
+    privacy_test_counts,
+    synthesize,
+    theorem2_budget,
+)
 from crowdpriv.priscrowd import (
     Params,
     bandwidth,
-    basic_release,
     combined_weights,
     drop_single_claim_objects,
     fit_flat,
@@ -20,16 +27,11 @@ from crowdpriv.priscrowd import (
     hampel_irwls_weight,
     ise_gaussian_mixtures,
     pack_objects,
-    pass_probability,
     prefix_ise,
-    privacy_levels,
-    privacy_test_counts,
     run_real_dataset,
     time_phase2,
     run_simulated,
     simulate_claims,
-    synthesize,
-    theorem2_budget,
 )
 
 

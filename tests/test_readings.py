@@ -10,6 +10,8 @@ import yaml
 from scipy import integrate
 
 from crowdpriv import readings as rd
+from crowdpriv.mechanisms import mf as mf_mechanism
+from crowdpriv.mechanisms.basic import basic_release
 from conftest import ROOT
 
 CONFIG = yaml.safe_load((ROOT / "config/config.yaml").read_text())
@@ -124,14 +126,14 @@ def test_axis_mf_ridge_reaches_mf():
 
 def test_axis_signed_profiles():
     rng = np.random.default_rng(0)
-    signed = ldp_sparse.draw_task_profiles(50, 4, rng=rng, signs="signed")
+    signed = mf_mechanism.draw_task_profiles(50, 4, rng=rng, signs="signed")
     assert (signed < 0).any() and np.allclose(np.abs(signed).sum(0), 1.0)
-    same = ldp_sparse.draw_task_profiles(50, 4, rng=np.random.default_rng(0))
+    same = mf_mechanism.draw_task_profiles(50, 4, rng=np.random.default_rng(0))
     assert (same >= 0).all() and np.allclose(same.sum(0), 1.0)
     assert not np.allclose(_mf()["mae_perturbed"],
                            _mf(mechanisms={"mf_profiles": "signed"})["mae_perturbed"])
     with pytest.raises(ValueError, match="signs"):
-        ldp_sparse.draw_task_profiles(5, 2, rng=rng, signs="both")
+        mf_mechanism.draw_task_profiles(5, 2, rng=rng, signs="both")
 
 
 def test_axis_bound_quality_changes_theorem5_only_through_q():
@@ -161,9 +163,9 @@ def test_axis_fig1_gold_from():
 def test_mf_factored_inference_matches_the_dense_output():
     rng = np.random.default_rng(1)
     a = np.where(rng.random((30, 12)) < 0.5, rng.integers(0, 5, (30, 12)), np.nan)
-    v = ldp_sparse.draw_task_profiles(12, 3, rng=rng)
-    prep = ldp_sparse.mf_prepare(a, v, domain_size=5)
-    out, u, _ = ldp_sparse.mf_perturb_prepared(prep, 1.0, rng=np.random.default_rng(2),
+    v = mf_mechanism.draw_task_profiles(12, 3, rng=rng)
+    prep = mf_mechanism.mf_prepare(a, v, domain_size=5)
+    out, u, _ = mf_mechanism.mf_perturb_prepared(prep, 1.0, rng=np.random.default_rng(2),
                                                 dtype=np.float64, return_u=True)
     dense = ldp_sparse.infer_truth(out, dtype=np.float64)
     factored = ldp_sparse.infer_truth_factored(u, v)
@@ -231,8 +233,8 @@ def test_axis_basic_sensitivity_records_scales_the_noise():
     z = np.array([[0.0, 1.0, 2.0, np.nan], [0.0, 1.0, np.nan, np.nan]])
     mask = ~np.isnan(z)
     z0 = np.nan_to_num(z)
-    a = priscrowd.basic_release(z0, mask, 1.0, reps=4000, rng=np.random.default_rng(0))
-    b = priscrowd.basic_release(z0, mask, 1.0, reps=4000, rng=np.random.default_rng(0),
+    a = basic_release(z0, mask, 1.0, reps=4000, rng=np.random.default_rng(0))
+    b = basic_release(z0, mask, 1.0, reps=4000, rng=np.random.default_rng(0),
                                 sensitivity="records")
     ratio = np.nanmean(np.abs(b - z0), axis=(0, 2)) / np.nanmean(np.abs(a - z0), axis=(0, 2))
     assert ratio == pytest.approx([3.0, 2.0])

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from crowdpriv.answers import DenseAnswers
-from crowdpriv.ldp_sparse import draw_task_profiles
-from crowdpriv.streaming import BlockedAnswers, perturb_in_blocks, synthetic_long
+from crowdpriv.ldp_sparse import synthetic_long
+from crowdpriv.mechanisms.mf import draw_task_profiles
+from crowdpriv.streaming import BlockedAnswers, perturb_in_blocks
 from crowdpriv.truth import sun
 
 
@@ -68,22 +69,24 @@ def test_outputs_are_compact(data):
 
 
 def test_two_layer_blocks_draw_each_workers_budget_from_the_block_stream(data):
-    """2-Layer in blocks is the in-memory 2-Layer of each block on that block's stream."""
-    from crowdpriv.ldp_sparse import two_layer_perturb
+    """2-Layer in blocks is the mechanism's own sampler on each block's stream."""
+    from crowdpriv.mechanisms import get
     from crowdpriv.seeds import derive_rng
 
     answers, _, _ = data
-    out = perturb_in_blocks(answers, "2-Layer", 2.0, seed=5, domain_size=10, block_workers=70,
-                            spread=0.5)
+    two = get("two-layer")
+    settings = two.settings(spread=0.5)
+    out = perturb_in_blocks(answers, "two-layer", 2.0, seed=5, domain_size=10, block_workers=70,
+                            settings=settings)
     dense = _dense_of(out)
     full = np.full((300, 50), np.nan)
     full[answers.worker, answers.task] = answers.value
     for block, (start, stop) in enumerate([(0, 70), (70, 140), (140, 210), (210, 280),
                                            (280, 300)]):
-        want = two_layer_perturb(full[start:stop].astype(np.float32), 2.0,
-                                 rng=derive_rng(5, "streaming", "2-Layer", 2.0, "block", block),
-                                 domain_size=10, spread=0.5)
-        np.testing.assert_array_equal(dense[start:stop], want)
+        block_codes = np.where(np.isnan(full[start:stop]), 10, full[start:stop]).astype(np.int8)
+        want = two.perturb(block_codes, 2.0, settings, domain_size=10, dtype=np.float32,
+                           rng=derive_rng(5, "streaming", "2-Layer", 2.0, "block", block))
+        np.testing.assert_array_equal(dense[start:stop], want.dense(np.float64))
 
 
 def test_same_seed_same_noise_and_unsorted_input_refused(data):
@@ -95,8 +98,10 @@ def test_same_seed_same_noise_and_unsorted_input_refused(data):
                              answers.n_tasks, answers.n_workers)
     with pytest.raises(ValueError, match="sorted by worker"):
         perturb_in_blocks(shuffled, "LP", 1.0, seed=1, domain_size=10)
-    with pytest.raises(ValueError, match="LP, RR, 2-Layer or MF"):
+    with pytest.raises(ValueError, match="unknown mechanism 'XX'"):
         perturb_in_blocks(answers, "XX", 1.0, seed=1, domain_size=10)
+    with pytest.raises(ValueError, match="no streamed path"):
+        perturb_in_blocks(answers, "pptd", 1.0, seed=1, domain_size=10)
 
 
 @pytest.mark.parametrize("method", ["LP", "RR"])

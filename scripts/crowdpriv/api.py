@@ -12,6 +12,7 @@ seeded output is reproducible, and the ledger says it is therefore not private.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,15 +20,26 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from . import mechanisms
 from ._checks import ParameterError, check_int_at_least, check_positive
+from .mechanisms import DataShape
+from .mechanisms.priscrowd import WEIGHTINGS as _ALG1_WEIGHTINGS
 from .tables import ALIASES, claims_to_matrix
 from .validate import check_ids, check_labels, check_unique, parse_finite, read_csv_strict
 
 __all__ = ["Release", "PERTURB_MECHANISMS", "INFER_METHODS", "WEIGHTINGS", "read_answers",
-           "perturb", "infer", "synthesize", "write_release"]
+           "perturb", "infer", "synthesize", "write_release", "perturb_mechanisms",
+           "release_mechanism", "audit_cases_for"]
 
-#: Mechanisms of :func:`perturb`.
-PERTURB_MECHANISMS = ("lp", "rr", "two-layer", "mf", "pptd")
+#: Mechanisms of :func:`perturb`: the registry's members with a per-record release (an id
+#: whose release runs another member, LP -> lp-snapped, included).
+def perturb_mechanisms() -> tuple[str, ...]:
+    """Ids :func:`perturb` accepts (:mod:`crowdpriv.mechanisms` members with a release)."""
+    return tuple(m.id for m in mechanisms.members()
+                 if m.cli_command == "perturb" and ("release" in m.parts or m.release_with))
+
+
+PERTURB_MECHANISMS = perturb_mechanisms()
 #: Methods of :func:`infer`.
 INFER_METHODS = ("sun", "crh", "gtm", "mean", "majority")
 
@@ -84,36 +96,40 @@ def _rng(seed):
                    "is NOT private; use it for testing only"}
 
 
-#: The audit name of each LDP-sparse mechanism of :func:`perturb`.
-AUDIT_NAMES = {"lp": "LP", "rr": "RR", "two-layer": "2-Layer", "mf": "MF"}
+def release_mechanism(mechanism: str):
+    """``(requested, runner)``: the member a user names and the member whose sampler a release
+    runs (LP's release is ``lp-snapped``: the float sampler of the sweeps leaks)."""
+    requested = mechanisms.get(mechanism)
+    if requested.cli_command != "perturb" or not ("release" in requested.parts
+                                                 or requested.release_with):
+        raise ParameterError("mechanism", mechanism,
+                             f"{mechanism!r} has no release; perturb takes one of "
+                             f"{', '.join(perturb_mechanisms())}")
+    runner = mechanisms.get(requested.release_with) if requested.release_with else requested
+    return requested, runner
 
 
-def ldp_audit_cases(mechanism: str, epsilon: float, domain: int):
-    """The privacy audit's cases (:mod:`crowdpriv.audits`) for one LDP-sparse mechanism at a
-    user's ε and domain, with the paper's defaults (d = 10, no ridge, V non-negative); for
-    ``lp`` also the snapped release sampler :func:`perturb` actually runs."""
-    from . import audits
-
-    block = {"real_domain_size": int(domain), "d": 10,
-             "mechanisms": {"lp_null_fill": "uniform", "mf_ridge": 0.0, "mf_l1_norm": 1.0,
-                            "two_layer_spread": 1.0, "mf_profiles": "nonnegative"}}
-    cases = [c for c in audits.ldp_sparse_cases(block, float(epsilon))
-             if c.mechanism == AUDIT_NAMES[mechanism]]
-    if mechanism == "lp":
-        cases += audits.release_cases(int(domain), float(epsilon))
+def audit_cases_for(mechanism: str, epsilon: float, domain: int | None, settings=None):
+    """The privacy audit's cases (:mod:`crowdpriv.audits`) for a mechanism a user releases
+    with, at the user's ε and domain: the member's own cases and, where a release runs another
+    sampler (LP's snapped release), that sampler's."""
+    requested, runner = release_mechanism(mechanism)
+    cases = []
+    for mech in dict.fromkeys([requested, runner]):
+        if "audit" not in mech.parts:
+            continue
+        own = settings if (mech is runner and settings is not None) else mech.example_settings()
+        cases += mech.audit_cases(own, float(epsilon), domain_size=domain)
     return cases
 
 
-def _audit_caveats(mechanism: str, epsilon: float, domain: int | None) -> list[dict]:
+def _audit_caveats(mechanism: str, epsilon: float, domain: int | None, settings) -> list[dict]:
     """The privacy audit's caveats for this mechanism at the user's parameters (a quick run of
     :mod:`crowdpriv.audits` at small size; only closed forms and large effects show)."""
     from . import audits
 
-    if mechanism == "pptd":
-        return []
-    table = audits.run_audit(ldp_audit_cases(mechanism, epsilon, domain), seed=0,
-                             samples=20_000, search_samples=5_000,
-                             confidence=0.99)
+    table = audits.run_audit(audit_cases_for(mechanism, epsilon, domain, settings), seed=0,
+                             samples=20_000, search_samples=5_000, confidence=0.99)
     out = []
     for r in table.itertuples():
         if r.verdict in ("violated", "not claimed", "not auditable") or (
@@ -130,154 +146,71 @@ def _audit_caveats(mechanism: str, epsilon: float, domain: int | None) -> list[d
     return out
 
 
-_THEOREM = {
-    "lp": ("LDP-sparse Theorem 1 (Eq. 6-7): Laplace noise Lap(|Γ|/ε) on every cell, NULL "
-           "replaced by a uniform label", "per answer (cell) of a worker"),
-    "rr": ("LDP-sparse Eq. 8: randomized response over Γ ∪ {NULL}", "per answer (cell)"),
-    "two-layer": ("Li et al. 2-Layer as adapted by LDP-sparse Sec. VI-D: each worker draws "
-                  "ε_i ~ U(0, 2ε), then randomized response", "per answer (cell), on average "
-                                                              "over workers"),
-    "mf": ("LDP-sparse Theorem 4 (Eq. 9-10): objective-perturbed matrix factorisation",
-           "per answer (cell) of a worker"),
-    "pptd": ("PPTD Theorem 4.10 (Alg. 2): Gaussian noise with Exp(λ2) variance per user",
-             "per record (claim), (ε, δ)"),
-}
-_NOT_COVERED = {
-    "lp": ["a worker's whole answer vector: ε adds up over his answers (n·ε for n tasks)",
-           "the released values are snapped to a power-of-two grid and clamped (Mironov 2012): "
-           "this removes the floating-point leak of the reproduction's sampler at a tiny cost "
-           "in ε (exact_epsilon_per_cell) and some resolution"],
-    "rr": ["a worker's whole answer vector: ε adds up over his answers"],
-    "two-layer": ["a worker whose ε_i exceeds ε gets only ε_i-LDP (up to 2ε)",
-                  "a worker's whole answer vector: ε adds up over his answers"],
-    "mf": ["a change between NULL and an answer changes MF's solve (not covered by Theorem 4; "
-           "the audit finds ε above the claim)", "objective perturbation has no "
-           "floating-point-safe sampler"],
-    "pptd": ["several records of one user share the noise variance: the guarantee is per "
-             "record, not per user", "λ1 must come from prior knowledge, not from the data",
-             "no floating-point-safe sampler exists for the random-variance Gaussian"],
-}
+def _setting_values(settings) -> dict:
+    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
 
 
 def perturb(answers, mechanism: str, *, epsilon: float, domain: int | None = None,
-            seed: int | None = None, lambda1: float | None = None, b: float = 2.0,
-            eta: float = 0.9, delta: float = 0.1, sensitivity: str = "printed", d: int = 10,
-            ridge: float = 0.0, spread: float = 1.0, audit: bool = True) -> Release:
-    """Perturb a user's answers with one mechanism; returns the output and its ledger.
+            seed: int | None = None, audit: bool = True, **settings) -> Release:
+    """Perturb a user's answers with one mechanism of :mod:`crowdpriv.mechanisms`; returns the
+    output and its ledger.
 
     ``lp``, ``rr``, ``two-layer``, ``mf`` (LDP-sparse): categorical labels, ``domain`` = |Γ|
     required (never inferred from the data). The output has one row per (task, worker) cell
     that the mechanism reports: every cell for LP and MF (dense by design), the non-NULL
     outputs for RR and 2-Layer. ``pptd``: continuous values, ``lambda1`` required (prior
     knowledge of the workers' error rate; λ2 from Theorem 4.10 with ``b``, ``eta``, ``delta``,
-    ``sensitivity``); the output has the input's rows.
+    ``sensitivity``); the output has the input's rows. ``settings`` are the member's own
+    (its ``Settings`` dataclass holds the defaults); one it does not have is an error.
     """
-    if mechanism not in PERTURB_MECHANISMS:
-        raise ParameterError("mechanism", mechanism,
-                             f"mechanism must be one of {PERTURB_MECHANISMS}, got {mechanism!r}")
+    requested, runner = release_mechanism(mechanism)
     eps = check_positive("epsilon", epsilon)
+    chosen = runner.settings(**settings)
     rng, randomness = _rng(seed)
     params: dict = {"epsilon": eps}
-    if mechanism == "pptd":
-        if lambda1 is None:
-            raise ParameterError("lambda1", lambda1, "pptd needs --lambda1, the rate of the "
-                                 "workers' error variances, from prior knowledge (the pipeline "
-                                 "estimates it with ground truth, which a user does not have)")
-        from .pptd import exact_record_epsilon, lambda2_from_epsilon, lemma48_sensitivity
-        from .pptd import perturb as pptd_perturb
-
-        df = read_answers(answers)
-        lam1 = check_positive("lambda1", lambda1)
-        lam2 = float(lambda2_from_epsilon(eps, lam1, b=b, eta=eta, delta=delta,
-                                          sensitivity=sensitivity))
-        cm = claims_to_matrix(df)
-        out = pptd_perturb(cm.values, lam2, rng=rng).claims
-        w, t = np.nonzero(~np.isnan(cm.values))
-        data = pd.DataFrame({"task": cm.tasks[t], "worker": cm.workers[w], "value": out[w, t]})
-        sens = float(lemma48_sensitivity(lam1, b=b, eta=eta, sensitivity=sensitivity))
-        params.update(lambda1=lam1, lambda2=lam2, b=b, eta=eta, delta=delta,
-                      sensitivity=sensitivity)
-        spent = {"epsilon": eps, "delta": delta,
-                 "exact_epsilon_per_record": float(exact_record_epsilon(lam2, sens)),
-                 "sensitivity": sens}
-    else:
+    if runner.answer_type == "categorical":
         if domain is None:
-            raise ParameterError("domain", domain, f"{mechanism} needs --domain, the number of "
-                                 "labels |Γ| (labels are 0 .. domain-1); it is never inferred "
+            raise ParameterError("domain", domain, f"{requested.id} needs --domain, the number "
+                                 "of labels |Γ| (labels are 0 .. domain-1); it is never inferred "
                                  "from the data")
         k = check_int_at_least("domain", domain, 2)
         df = read_answers(answers, domain=k)
         cm = claims_to_matrix(df)
-        data = _ldp(mechanism, cm, eps, k, rng, d=d, ridge=ridge, spread=spread)
-        params.update(domain=k, **({"d": d, "ridge": ridge} if mechanism == "mf" else {}),
-                      **({"spread": spread} if mechanism == "two-layer" else {}))
-        spent = {"epsilon": eps, "delta": 0.0}
-        if mechanism == "lp":
-            from .release import snapping_epsilon, snapping_grid
-
-            bound = lp_bound(eps, k)
-            spent["exact_epsilon_per_cell"] = snapping_epsilon(k - 1, k / eps, bound)
-            params["sampler"] = (f"Mironov's snapping mechanism: grid {snapping_grid(k / eps):g}, "
-                                 f"outputs clamped to {(k - 1) / 2 - bound:g} .. "
-                                 f"{(k - 1) / 2 + bound:g}")
-    theorem, unit = _THEOREM[mechanism]
+        out = runner.release(cm.values.astype(np.float32), eps, chosen, rng=rng, domain_size=k)
+        w, t = np.nonzero(~np.isnan(out))
+        values = out[w, t].astype(np.float64)
+        data = pd.DataFrame({"task": cm.tasks[t], "worker": cm.workers[w]})
+        if runner.releases_labels:
+            data["label"] = values.astype(np.int64)
+        else:
+            data["value"] = values
+        params["domain"] = k
+    else:
+        k = None
+        df = read_answers(answers)
+        cm = claims_to_matrix(df)
+        out = runner.release(cm.values, eps, chosen, rng=rng)
+        w, t = np.nonzero(~np.isnan(cm.values))
+        data = pd.DataFrame({"task": cm.tasks[t], "worker": cm.workers[w], "value": out[w, t]})
+    params.update(_setting_values(chosen))
+    extra = runner.ledger_extra(chosen, eps, domain_size=k)
+    params.update(extra.get("parameters", {}))
+    claim = runner.claimed(chosen, eps, domain_size=k)
+    shape = DataShape.of_answers(cm.values)
+    guarantee = runner.guarantee(chosen, shape, eps, domain_size=k)
+    text = runner.ledger_text(chosen, eps, domain_size=k)
     ledger = {
-        "mechanism": mechanism, "parameters": params, "spent": spent, "unit": unit,
-        "theorem": theorem, "not_covered": _NOT_COVERED[mechanism], **randomness,
+        "mechanism": requested.id, "sampler": runner.id, "parameters": params,
+        "spent": {"epsilon": claim.epsilon, "delta": claim.delta, **extra.get("spent", {})},
+        "unit": text["unit"], "theorem": text["theorem"], "not_covered": text["not_covered"],
+        "guarantee": guarantee.as_dict(), **randomness,
         "input_rows": int(len(df)), "output_rows": int(len(data)),
     }
-    if audit and mechanism != "pptd":
-        ledger["audit_caveats"] = _audit_caveats(mechanism, eps, params.get("domain"))
+    if audit and runner.answer_type == "categorical":
+        ledger["audit_caveats"] = _audit_caveats(requested.id, eps, k, chosen)
     if randomness["reproducible"]:
         warnings.warn(randomness["warning"], stacklevel=2)
     return Release(data, ledger)
-
-
-def lp_bound(epsilon: float, domain: int) -> float:
-    """The clamp bound B of LP's snapped release around the centre of Γ: half of Γ's range
-    plus ten noise scales (clamping moves an output with probability e^−10 / 2)."""
-    return (domain - 1) / 2.0 + 10.0 * domain / epsilon
-
-
-def lp_release(answers, epsilon: float, domain: int, rng) -> np.ndarray:
-    """LP (LDP-sparse Eq. 6-7) for a real release: NULL -> a uniform label, then Mironov's
-    snapping mechanism with the paper's scale |Γ|/ε (:func:`crowdpriv.release.snapped_laplace`),
-    centred on Γ. Outputs lie on a power-of-two grid, so no floating-point artefact
-    distinguishes two inputs."""
-    from .release import snapped_laplace
-
-    a = np.asarray(answers, dtype=np.float64)
-    fill = rng.integers(0, domain, size=a.shape)
-    x = np.where(np.isnan(a), fill, a)
-    centre = (domain - 1) / 2.0
-    return centre + snapped_laplace(x - centre, domain / epsilon,
-                                    bound=lp_bound(epsilon, domain), rng=rng)
-
-
-def _ldp(mechanism, cm, eps, k, rng, *, d, ridge, spread) -> pd.DataFrame:
-    from .ldp_sparse import (
-        draw_task_profiles,
-        mf_perturb,
-        rr_perturb,
-        two_layer_perturb,
-    )
-
-    a = cm.values.astype(np.float32)
-    if mechanism == "lp":
-        out = lp_release(a, eps, k, rng)
-    elif mechanism == "rr":
-        out = rr_perturb(a, eps, rng=rng, domain_size=k)
-    elif mechanism == "two-layer":
-        out = two_layer_perturb(a, eps, rng=rng, domain_size=k, spread=spread)
-    else:
-        v = draw_task_profiles(a.shape[1], d, rng=rng)
-        out = mf_perturb(a, eps, rng=rng, domain_size=k, d=d, profiles=v, ridge=ridge)
-    w, t = np.nonzero(~np.isnan(out))
-    values = out[w, t].astype(np.float64)
-    frame = pd.DataFrame({"task": cm.tasks[t], "worker": cm.workers[w]})
-    frame["label" if mechanism in ("rr", "two-layer") else "value"] = (
-        values.astype(np.int64) if mechanism in ("rr", "two-layer") else values)
-    return frame
 
 
 def infer(answers, method: str, **options) -> Release:
@@ -334,43 +267,40 @@ def write_release(release: Release, output: str | Path) -> Path:
 
 
 #: Seed weightings of :func:`synthesize` (PrisCrowd Sec. 4: combined = Eq. 6).
-WEIGHTINGS = {"combined": "PrisCrowd", "uniform": "Uniform", "global": "Global"}
+WEIGHTINGS = _ALG1_WEIGHTINGS
 
 
-def synthesize(claims, *, m: int = 30, weights: str = "combined", k: int = 5,
-               gamma: float = 4.0, eps0: float = 1.0, t: int = 1, batch_size: int = 10,
-               max_candidates: int = 300, bandwidth: str = "mad", units: str = "zscore",
-               seed: int | None = None) -> Release:
+def synthesize(claims, *, seed: int | None = None, **settings) -> Release:
     """PrisCrowd's release (Alg. 1): ``m`` synthetic claims per object, in the claims' units.
 
     Phase 1 fits the weights (global, local, ``combined`` = Eq. 6; or ``uniform``/``global``);
     Alg. 1 then draws a seed claim by weight, a candidate from its kernel, and releases it if it
-    passes the randomised privacy test (k, γ, ε0). The ledger holds each object's (ε, δ) of
-    Theorem 2 (per released claim) and says which objects have no guarantee (fewer than k
-    claims, or a zero weight: ε = ∞) and which stopped at ``max_candidates``.
+    passes the randomised privacy test (k, γ, ε0). ``settings`` are Alg. 1's
+    (:class:`crowdpriv.mechanisms.priscrowd.Alg1Settings`: m, k, gamma, eps0, t, batch_size,
+    max_candidates, bandwidth, units, weights, ...; its defaults are the only ones). The ledger
+    holds each object's (ε, δ) of Theorem 2 (per released claim) and says which objects have
+    no guarantee (fewer than k claims, or a zero weight: ε = ∞) and which stopped at
+    ``max_candidates``.
     """
-    from .priscrowd import Params, fit_claims_table, synthesize as alg1, theorem2_budget
-    from .priscrowd._experiments import drop_single_claim_objects
+    from .priscrowd import Params, drop_single_claim_objects, fit_claims_table
 
-    if weights not in WEIGHTINGS:
-        raise ParameterError("weights", weights, f"weights must be one of {list(WEIGHTINGS)}")
+    mech = mechanisms.get("priscrowd")
+    chosen = mech.settings(**settings)
     df = read_answers(claims)
     df, dropped = drop_single_claim_objects(df)
-    params = Params(m=int(m), k=int(k), gamma=float(gamma), eps0=float(eps0), t=int(t),
-                    batch_size=int(batch_size), max_candidates=int(max_candidates),
-                    bandwidth=bandwidth, units=units)
+    params = Params(m=chosen.m, k=chosen.k, gamma=chosen.gamma, eps0=chosen.eps0, t=chosen.t,
+                    delta_exponent=chosen.delta_exponent, batch_size=chosen.batch_size,
+                    max_candidates=chosen.max_candidates, bandwidth=chosen.bandwidth,
+                    units=chosen.units, mad_min=chosen.mad_min, h_min=chosen.h_min)
     rng, randomness = _rng(seed)
     fitted = fit_claims_table(df, params)
     rows, budget = [], []
     for i, b in enumerate(fitted.batches):
-        w = fitted.weights(i, WEIGHTINGS[weights])
-        res = alg1(b.z, b.mask, b.h, w, m=params.m, k=params.k, gamma=params.gamma,
-                   eps0=params.eps0, reps=1, batch_size=params.batch_size,
-                   max_candidates=params.max_candidates, rng=rng)
+        w = fitted.weights(i, WEIGHTINGS[chosen.weights])
+        res = mech.sample_release(b.z, b.mask, b.h, w, chosen, rng=rng, reps=1)
         z = res.released[0]
         x = b.mean[:, None] + b.scale[:, None] * z
-        eps, delta = theorem2_budget(w, b.mask, k=params.k, gamma=params.gamma,
-                                     eps0=params.eps0, t=params.t)
+        eps, delta = mech.budget(w, b.mask, chosen)
         objects = np.asarray(fitted.objects[b.index], dtype=object)
         ok = ~np.isnan(x)
         g, j = np.nonzero(ok)  # object by object, claims in release order
@@ -384,15 +314,14 @@ def synthesize(claims, *, m: int = 30, weights: str = "combined", k: int = 5,
            pd.DataFrame(columns=["task", "claims", "released", "epsilon", "delta"]))
     finite = per["epsilon"].replace(np.inf, np.nan).dropna()
     no_guarantee = per.loc[~np.isfinite(per["epsilon"]), "task"].astype(str).tolist()
-    short = per.loc[per["released"] < params.m, "task"].astype(str).tolist()
+    short = per.loc[per["released"] < chosen.m, "task"].astype(str).tolist()
+    text = mech.ledger_text(chosen)
     ledger = {
-        "mechanism": "priscrowd-synthesis", "weights": weights,
-        "parameters": {"m": params.m, "k": params.k, "gamma": params.gamma,
-                       "eps0": params.eps0, "t": params.t, "bandwidth": bandwidth,
-                       "units": units, "max_candidates": params.max_candidates},
-        "unit": "per released claim of an object (Theorem 2); m claims of an object compose",
-        "theorem": "PrisCrowd Theorem 2: Alg. 1 is (ε, δ)-DP per released claim with "
-                   "ε = ε0 + log(1 + (γ/t) max c / min c), δ = |U| max c e^(−ε0 (k − t))",
+        "mechanism": mech.id, "weights": chosen.weights,
+        "parameters": {"m": chosen.m, "k": chosen.k, "gamma": chosen.gamma,
+                       "eps0": chosen.eps0, "t": chosen.t, "bandwidth": chosen.bandwidth,
+                       "units": chosen.units, "max_candidates": chosen.max_candidates},
+        "unit": text["unit"], "theorem": text["theorem"],
         "spent": {"epsilon_per_object": {"min": float(finite.min()) if len(finite) else None,
                                          "median": float(finite.median()) if len(finite)
                                          else None,
@@ -401,15 +330,12 @@ def synthesize(claims, *, m: int = 30, weights: str = "combined", k: int = 5,
         "objects_without_guarantee": no_guarantee,
         "objects_short_of_m": short,
         "dropped_single_claim_objects": int(dropped),
-        "not_covered": ["the weights and the normalisation are learned from the claims "
-                        "themselves, which Theorem 2 takes as fixed (the audit finds the as-run "
-                        "release at the edge of its claimed ε)",
-                        "the m claims of an object compose: m × (ε, δ) by basic composition"],
+        "not_covered": text["not_covered"],
         **randomness,
     }
     if no_guarantee:
         warnings.warn(f"{len(no_guarantee)} object(s) have no Theorem 2 guarantee (fewer than "
-                      f"k = {params.k} claims or a zero weight: ε = ∞): "
+                      f"k = {chosen.k} claims or a zero weight: ε = ∞): "
                       f"{', '.join(no_guarantee[:5])}", stacklevel=2)
     if randomness["reproducible"]:
         warnings.warn(randomness["warning"], stacklevel=2)

@@ -21,7 +21,8 @@ side no ε above about ln(n) can be seen (p′_hi ≥ 1 − (1 − c/2)^(1/n) �
 when p′ = 0); :func:`resolvable_epsilon` gives the exact figure.
 
 Exact ε where a closed form exists (randomized response, Laplace per cell, mixtures of them)
-lives with each mechanism's audit (:mod:`crowdpriv.audits`); nothing here knows a mechanism.
+lives with each mechanism (:mod:`crowdpriv.mechanisms`, which writes its :class:`Case` s);
+nothing here knows a mechanism.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy as np
 from ._checks import check_in_interval, check_int_at_least, check_nonnegative
 
 __all__ = [
+    "Case",
     "AuditResult",
     "clopper_pearson",
     "resolvable_epsilon",
@@ -66,6 +68,29 @@ def resolvable_epsilon(samples: int, confidence: float) -> float:
     lo, _ = clopper_pearson(samples, samples, c)
     _, hi = clopper_pearson(0, samples, c)
     return float(np.log(lo / hi))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One audit: a mechanism, a neighbour relation and the sampler of a scalar statistic.
+
+    ``sample(rng, n, which)`` returns ``n`` statistics of M(D) (``which="D"``) or M(D′);
+    ``exact_epsilon`` is the mechanism's exact ε for these neighbours where a closed form
+    exists; ``claimed`` is False for neighbours the paper makes no claim for. Each mechanism
+    writes its own cases (:meth:`crowdpriv.mechanisms.Mechanism.audit_cases`).
+    """
+
+    paper: str
+    mechanism: str
+    neighbours: str
+    claimed_epsilon: float
+    claimed_delta: float
+    sample: Callable[[np.random.Generator, int, str], np.ndarray]
+    exact_epsilon: float = float("nan")
+    discrete: bool = False
+    statistic: str = "output"
+    claimed: bool = True
+    note: str = ""
 
 
 @dataclass(frozen=True)

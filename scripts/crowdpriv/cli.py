@@ -10,17 +10,18 @@ Each subcommand reads a CSV (``task, worker, label`` for categorical answers or 
 worker, value`` for continuous claims; ``object`` / ``source`` accepted) and writes a CSV plus a
 ledger ``<output>.privacy.json`` (what was spent, per what unit, under which theorem, and what
 the guarantee does not cover). Bad input gets one message naming file, line, column and value,
-and nothing is written.
+and nothing is written. The mechanisms, their settings (flags) and their defaults come from
+:mod:`crowdpriv.mechanisms`; ``--register module:object`` (or an installed package's entry
+point ``crowdpriv.mechanisms``) adds your own.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import warnings
-
-from .api import INFER_METHODS, PERTURB_MECHANISMS
 
 __all__ = ["main"]
 
@@ -28,38 +29,92 @@ _COLUMNS = ("Input columns: task, worker and label (categorical answers 0..domai
             "(continuous claims); object and source are accepted for task and worker.")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _field_type(f: dataclasses.Field):
+    """The value type of a settings field for argparse (its metadata, else its default's)."""
+    given = f.metadata.get("type")
+    if given is not None:
+        return given
+    default = f.default
+    if isinstance(default, bool):
+        return lambda text: text.lower() in ("1", "true", "yes")
+    if isinstance(default, (int, float)):
+        return type(default)
+    return str
+
+
+def _settings_flags(parser, members, *, defaults: str = "none") -> dict[str, list[str]]:
+    """Add one flag per setting of ``members`` (their ``Settings`` dataclasses: the only place a
+    default lives); returns {setting: [ids that have it]}. ``defaults="none"`` leaves every
+    flag's default None (so a flag the user did not give is not passed), the help text naming
+    each member's default."""
+    owners: dict[str, list] = {}
+    for mech in members:
+        for f in dataclasses.fields(mech.Settings):
+            owners.setdefault(f.name, []).append((mech, f))
+    for name, pairs in owners.items():
+        mech, f = pairs[0]
+        shown = ", ".join(f"{m.id}: {fl.default!r}" if len(pairs) > 1 else f"default {fl.default!r}"
+                          for m, fl in pairs)
+        help_text = f"{f.metadata.get('help', name)} ({shown})"
+        if len(pairs) < len(members):
+            help_text = f"[{', '.join(m.id for m, _ in pairs)}] {help_text}"
+        parser.add_argument(_flag(name), dest=f"setting_{name}", type=_field_type(f),
+                            metavar=None if f.metadata.get("choices") else name.upper(),
+                            choices=f.metadata.get("choices"), default=None, help=help_text)
+    return {name: [m.id for m, _ in pairs] for name, pairs in owners.items()}
+
+
+def _given_settings(args) -> dict:
+    return {k[len("setting_"):]: v for k, v in vars(args).items()
+            if k.startswith("setting_") and v is not None}
+
+
+def _check_flags(mech, given: dict) -> None:
+    """A flag the mechanism does not use is an error naming it and the mechanism's settings."""
+    from ._checks import ParameterError
+
+    own = {f.name for f in dataclasses.fields(mech.Settings)}
+    for name, value in given.items():
+        if name not in own:
+            raise ParameterError(name, value, f"{_flag(name)} is not a setting of {mech.id} "
+                                              f"(its settings: "
+                                              f"{', '.join(_flag(n) for n in sorted(own)) or 'none'})")
+
+
+def _parser(mechanisms) -> argparse.ArgumentParser:
+    from .api import INFER_METHODS, perturb_mechanisms
+
     p = argparse.ArgumentParser(
         prog="crowdpriv", description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_COLUMNS)
+    p.add_argument("--register", action="append", default=[], metavar="MODULE:OBJECT",
+                   help="register your own mechanism (a crowdpriv.mechanisms.Mechanism) before "
+                        "running; repeatable")
     sub = p.add_subparsers(dest="command", required=True)
 
+    ids = perturb_mechanisms()
+    runners = list(dict.fromkeys(mechanisms.get(mechanisms.get(i).release_with or i)
+                                 for i in ids))
     pert = sub.add_parser(
-        "perturb", help="perturb answers with an LDP mechanism; writes the output and a ledger",
+        "perturb", help="perturb answers with a mechanism; writes the output and a ledger",
         description=(
-            "Perturb answers. lp, rr, two-layer, mf: LDP-sparse (Sun et al. 2018) on "
-            "categorical labels, epsilon per answer (cell), --domain required (never inferred). "
-            "pptd: PPTD Alg. 2 (Li et al. 2018) on continuous values, (epsilon, delta) per "
-            "record via Theorem 4.10, --lambda1 required. Without --seed the noise comes from "
-            "fresh OS entropy; a seeded output is reproducible and therefore not private. "
-            + _COLUMNS))
-    pert.add_argument("mechanism", choices=PERTURB_MECHANISMS)
+            "Perturb answers with one mechanism of crowdpriv.mechanisms: "
+            + "; ".join(f"{i}: {mechanisms.get(i).summary}" for i in ids)
+            + ". Categorical ones take --domain (never inferred); pptd takes --lambda1. "
+            "Without --seed the noise comes from fresh OS entropy; a seeded output is "
+            "reproducible and therefore not private. " + _COLUMNS))
+    pert.add_argument("mechanism", choices=ids)
     pert.add_argument("input", help="answers CSV")
     pert.add_argument("-o", "--output", required=True, help="output CSV (ledger beside it)")
     pert.add_argument("--epsilon", type=float, required=True, help="privacy budget ε > 0")
-    pert.add_argument("--domain", type=int, help="number of labels |Γ| (lp, rr, two-layer, mf)")
+    pert.add_argument("--domain", type=int, help="number of labels |Γ| (categorical "
+                                                 "mechanisms)")
     pert.add_argument("--seed", type=int, help="fixed seed: reproducible, NOT private")
-    pert.add_argument("--lambda1", type=float, help="pptd: rate of the workers' error "
-                                                    "variances (prior knowledge)")
-    pert.add_argument("--b", type=float, default=2.0, help="pptd: Lemma 4.8's b (default 2)")
-    pert.add_argument("--eta", type=float, default=0.9, help="pptd: Lemma 4.8's η (0.9)")
-    pert.add_argument("--delta", type=float, default=0.1, help="pptd: δ of (ε, δ) (0.1)")
-    pert.add_argument("--sensitivity", choices=["printed", "corrected"], default="printed",
-                      help="pptd: Lemma 4.8 as printed (γ/λ1) or corrected (γ/√λ1)")
-    pert.add_argument("--d", type=int, default=10, help="mf: factorisation parameter (10)")
-    pert.add_argument("--ridge", type=float, default=0.0, help="mf: ridge λ (0)")
-    pert.add_argument("--spread", type=float, default=1.0,
-                      help="two-layer: ε_i ~ U(ε(1-spread), ε(1+spread)) (1)")
+    _settings_flags(pert, runners)
 
     inf = sub.add_parser(
         "infer", help="truths per task and weights per worker",
@@ -71,6 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     inf.add_argument("input", help="answers CSV")
     inf.add_argument("-o", "--output", required=True, help="output CSV of the truths")
 
+    synth = [m for m in mechanisms.members() if m.cli_command == "synthesize"]
     syn = sub.add_parser(
         "synthesize", help="PrisCrowd's release of synthetic claims (Alg. 1)",
         description=("PrisCrowd (Huai et al. 2019): fit the weights, then release --m synthetic "
@@ -80,43 +136,36 @@ def _parser() -> argparse.ArgumentParser:
                      "and warns about objects without a guarantee. " + _COLUMNS))
     syn.add_argument("input", help="claims CSV (continuous values)")
     syn.add_argument("-o", "--output", required=True, help="output CSV of the synthetic claims")
-    syn.add_argument("--m", type=int, default=30, help="released claims per object (30)")
-    syn.add_argument("--weights", choices=["combined", "global", "uniform"], default="combined",
-                     help="seed weights: combined (Eq. 6, default), global, uniform")
-    syn.add_argument("--k", type=int, default=5, help="privacy test threshold k (5)")
-    syn.add_argument("--gamma", type=float, default=4.0, help="privacy test band γ (4)")
-    syn.add_argument("--eps0", type=float, default=1.0, help="test randomness ε0 (1)")
-    syn.add_argument("--t", type=int, default=1, help="Theorem 2's t, 1 <= t < k (1)")
-    syn.add_argument("--max-candidates", type=int, default=300,
-                     help="cap on candidates per object (300; Alg. 1 itself has none)")
-    syn.add_argument("--batch-size", type=int, default=10,
-                     help="candidates drawn per object per round (10)")
-    syn.add_argument("--bandwidth", choices=["mad", "silverman"], default="mad")
-    syn.add_argument("--units", choices=["zscore", "raw"], default="zscore")
     syn.add_argument("--seed", type=int, help="fixed seed: reproducible, NOT private")
+    _settings_flags(syn, synth)
 
+    audited = [m for m in mechanisms.members() if "audit" in m.parts]
     aud = sub.add_parser(
         "audit", help="the privacy audit of a mechanism at your parameters",
         description=("Black-box audit (Clopper-Pearson lower bound on ε at 99 %, after an event "
                      "search) and the exact ε where a closed form exists, for every neighbour "
                      "class of the mechanism. Writes the audit table to OUTPUT."))
-    aud.add_argument("mechanism", choices=PERTURB_MECHANISMS)
+    aud.add_argument("mechanism", choices=[m.id for m in audited])
     aud.add_argument("-o", "--output", required=True, help="output CSV of the audit")
     aud.add_argument("--epsilon", type=float, required=True)
-    aud.add_argument("--domain", type=int, default=5, help="|Γ| (lp, rr, two-layer, mf; 5)")
-    aud.add_argument("--lambda1", type=float, default=2.0, help="pptd: λ1 (2)")
+    aud.add_argument("--domain", type=int, default=5, help="|Γ| (categorical mechanisms; 5)")
     aud.add_argument("--samples", type=int, default=100_000, help="samples per side (1e5)")
+    _settings_flags(aud, audited)
     return p
 
 
-def _audit(args):
+def _audit(args, mechanisms):
     from . import api, audits
 
-    if args.mechanism == "pptd":
-        block = {"privacy": {"b": 2.0, "eta": 0.9, "delta": 0.1}}
-        cases = audits.pptd_cases(block, args.epsilon, args.lambda1)
-    else:
-        cases = api.ldp_audit_cases(args.mechanism, args.epsilon, args.domain)
+    mech = mechanisms.get(args.mechanism)
+    given = _given_settings(args)
+    _check_flags(mech, given)
+    settings = mech.settings({**dataclasses.asdict(mech.example_settings()), **given})
+    domain = args.domain if mech.answer_type == "categorical" else None
+    cases = mech.audit_cases(settings, args.epsilon, domain_size=domain)
+    if mech.release_with:  # and the sampler a release of it runs (LP: the snapped one)
+        runner = mechanisms.get(mech.release_with)
+        cases += runner.audit_cases(runner.example_settings(), args.epsilon, domain_size=domain)
     table = audits.run_audit(cases, seed=0, samples=args.samples,
                              search_samples=max(args.samples // 5, 1000), confidence=0.99)
     return api.Release(table, {"mechanism": args.mechanism, "epsilon": args.epsilon,
@@ -125,31 +174,44 @@ def _audit(args):
                                        "on synthetic neighbouring inputs"})
 
 
+def _register(specs) -> None:
+    from . import mechanisms
+
+    mechanisms.load_entry_points()
+    for spec in specs:
+        mechanisms.load(spec)
+
+
 def main(argv=None) -> int:
-    args = _parser().parse_args(argv)
-    from . import api
+    from . import api, mechanisms
     from ._checks import ParameterError
     from .validate import DataError
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--register", action="append", default=[])
+    known, _ = early.parse_known_args(argv)
+    try:
+        _register(known.register)
+    except (ParameterError, ValueError, TypeError) as err:
+        print(f"crowdpriv: --register: {err}", file=sys.stderr)
+        return 2
+    args = _parser(mechanisms).parse_args(argv)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if args.command == "perturb":
-                release = api.perturb(
-                    args.input, args.mechanism, epsilon=args.epsilon, domain=args.domain,
-                    seed=args.seed, lambda1=args.lambda1, b=args.b, eta=args.eta,
-                    delta=args.delta, sensitivity=args.sensitivity, d=args.d, ridge=args.ridge,
-                    spread=args.spread)
+                _, runner = api.release_mechanism(args.mechanism)
+                given = _given_settings(args)
+                _check_flags(runner, given)
+                release = api.perturb(args.input, args.mechanism, epsilon=args.epsilon,
+                                      domain=args.domain, seed=args.seed, **given)
             elif args.command == "infer":
                 release = api.infer(args.input, args.method)
             elif args.command == "synthesize":
-                release = api.synthesize(
-                    args.input, m=args.m, weights=args.weights, k=args.k, gamma=args.gamma,
-                    eps0=args.eps0, t=args.t, max_candidates=args.max_candidates,
-                    batch_size=args.batch_size,
-                    bandwidth=args.bandwidth, units=args.units, seed=args.seed)
+                release = api.synthesize(args.input, seed=args.seed, **_given_settings(args))
             else:
-                release = _audit(args)
+                release = _audit(args, mechanisms)
     except (DataError, ParameterError, FileNotFoundError) as err:
         print(f"crowdpriv: {err}", file=sys.stderr)
         return 2

@@ -22,12 +22,10 @@ import numpy as np
 
 from ._checks import check_int_at_least
 from .answers import Answers
-from .ldp_sparse._mechanisms import lp_perturb, mf_prepare, rr_perturb, two_layer_perturb
-from .ldp_sparse._synthetic import place_nulls
 from .seeds import derive_rng
 
-__all__ = ["BlockedAnswers", "RegeneratedAnswers", "FactoredAnswers", "synthetic_long",
-           "perturb_in_blocks", "worker_blocks"]
+__all__ = ["BlockedAnswers", "RegeneratedAnswers", "FactoredAnswers", "perturb_in_blocks",
+           "worker_blocks"]
 
 
 def worker_blocks(n_workers: int, block_workers: int):
@@ -187,92 +185,76 @@ class FactoredAnswers:
         return np.maximum(quad - 2.0 * cross + const, 0.0).ravel()
 
 
-def synthetic_long(n_workers: int, n_tasks: int, sparsity: float, *, seed: int,
-                   domain_size: int = 10, block_workers: int = 5000, truth_mean: float = 0.0,
-                   truth_std: float = 1.0, sigma_high: float = 1.0, sigma_low: float = 5.0,
-                   high_quality_fraction: float = 0.5):
-    """LDP-sparse Sec. VI-A's synthetic data generated block by block straight into long format.
-
-    The same model as :func:`crowdpriv.ldp_sparse.generate_synthetic` (truth N(mean, std²)
-    rounded into Γ; half the workers σ = ``sigma_high``, the rest ``sigma_low``; answers rounded
-    and clipped; every worker leaves a fraction ``sparsity`` NULL), drawn from per-block streams,
-    so it is not the same draw. Returns ``(answers, truth, sigma)``.
-    """
-    k = check_int_at_least("domain_size", domain_size, 2)
-    rng = derive_rng(seed, "streaming", "synthetic", "shared")
-    truth = np.clip(np.rint(rng.normal(truth_mean, truth_std, size=n_tasks)), 0, k - 1)
-    sigma = np.full(n_workers, float(sigma_low))
-    sigma[rng.permutation(n_workers)[:int(round(high_quality_fraction * n_workers))]] = sigma_high
-    tasks, workers, values = [], [], []
-    for block, start, stop in worker_blocks(n_workers, block_workers):
-        brng = derive_rng(seed, "streaming", "synthetic", "block", block)
-        mask = place_nulls(stop - start, n_tasks, sparsity, rng=brng)
-        rows, cols = np.nonzero(mask)
-        noise = brng.standard_normal(rows.size, dtype=np.float32)
-        a = np.clip(np.rint(truth[cols] + noise * sigma[start + rows]), 0, k - 1)
-        tasks.append(cols.astype(np.int32))
-        workers.append((rows + start).astype(np.int32))
-        values.append(a.astype(np.int8))
-    answers = Answers(np.concatenate(tasks), np.concatenate(workers), np.concatenate(values),
-                      n_tasks, n_workers)
-    return answers, truth, sigma
-
-
-def _dense_block(answers: Answers, lo: int, hi: int, start: int, stop: int) -> np.ndarray:
-    out = np.full((stop - start, answers.n_tasks), np.nan, dtype=np.float32)
+def _code_block(answers: Answers, lo: int, hi: int, start: int, stop: int, k: int
+                ) -> np.ndarray:
+    """The int8 label codes of workers ``start … stop − 1`` (NULL = ``k``) from their answers
+    ``answers[lo:hi]``."""
+    out = np.full((stop - start, answers.n_tasks), k, dtype=np.int8)
     out[answers.worker[lo:hi] - start, answers.task[lo:hi]] = answers.value[lo:hi]
     return out
 
 
-def perturb_in_blocks(answers: Answers, method: str, epsilon: float, *, seed: int,
+def perturb_in_blocks(answers: Answers, mechanism: str, epsilon: float, *, seed: int,
                       domain_size: int, block_workers: int = 5000, profiles=None,
-                      ridge: float = 0.0, mode: str = "compact", spread: float = 1.0):
-    """LP, RR, 2-Layer or MF (LDP-sparse Eq. 6-10) applied one worker block at a time.
+                      settings=None, mode: str = "compact"):
+    """A mechanism (:mod:`crowdpriv.mechanisms`: LP, RR, 2-Layer, MF or any registered member
+    with a ``stream`` part) applied one worker block at a time.
 
-    ``answers`` must be sorted by worker (as :func:`synthetic_long` returns them). Each block's
-    noise comes from ``derive_rng(seed, "streaming", method, epsilon, "block", b)``. Returns, for
-    LP, RR and 2-Layer, a :class:`BlockedAnswers` (``mode="compact"``: LP float32 values, RR and
-    2-Layer int8 symbols with NULL = ``domain_size``) or a :class:`RegeneratedAnswers`
-    (``mode="regenerate"``: the same values redrawn per reduction, memory bounded by one block);
-    for MF a :class:`FactoredAnswers` (with ``profiles`` V of shape (d, n)). 2-Layer draws each
-    worker's budget multiplier U(1 − ``spread``, 1 + ``spread``) from its block's stream.
+    Each block runs the member's own sampler (its ``draws`` then ``apply``, float32 draws as in
+    the sweeps) on the block's label codes, its randomness from
+    ``derive_rng(seed, "streaming", label, epsilon, "block", b)``. ``answers`` must be sorted by
+    worker (as :func:`crowdpriv.ldp_sparse.synthetic_long` returns them). Returns a
+    :class:`BlockedAnswers` (``mode="compact"``: float32 values, or int8 symbols with NULL =
+    ``domain_size``) or a :class:`RegeneratedAnswers` (``mode="regenerate"``: the same values
+    redrawn per reduction, memory bounded by one block); for a factored output (MF, with
+    ``profiles`` V of shape (d, n)) a :class:`FactoredAnswers`. ``settings``: the member's
+    settings (default: its defaults).
     """
+    from .mechanisms import get
+
     if np.any(np.diff(answers.worker) < 0):
         raise ValueError("answers must be sorted by worker")
-    if method not in ("LP", "RR", "2-Layer", "MF"):
-        raise ValueError(f"method must be LP, RR, 2-Layer or MF, got {method!r}")
+    mech = get(mechanism)
+    if "stream" not in mech.parts:
+        raise ValueError(f"mechanism {mech.id!r} has no streamed path (streamable: "
+                         f"{', '.join(m.id for m in _streamable())})")
     if mode not in ("compact", "regenerate"):
         raise ValueError(f"mode must be 'compact' or 'regenerate', got {mode!r}")
+    settings = mech.settings() if settings is None else settings
     k = int(domain_size)
     bounds = np.searchsorted(answers.worker, np.arange(answers.n_workers + 1))
 
-    def rng_of(block):
-        return derive_rng(seed, "streaming", method, float(epsilon), "block", block)
-
     def make_block(block, start, stop):
-        dense = _dense_block(answers, bounds[start], bounds[stop], start, stop)
-        if method == "LP":
-            return lp_perturb(dense, epsilon, rng=rng_of(block), domain_size=k), None
-        if method == "2-Layer":
-            out = two_layer_perturb(dense, epsilon, rng=rng_of(block), domain_size=k,
-                                    spread=spread)
-        else:
-            out = rr_perturb(dense, epsilon, rng=rng_of(block), domain_size=k)
-        return np.where(np.isnan(out), k, out).astype(np.int8), k
+        codes = _code_block(answers, bounds[start], bounds[stop], start, stop, k)
+        public = {} if profiles is None else {"profiles": profiles}
+        state = mech.prepare(codes, settings, domain_size=k, **public)
+        rng = derive_rng(seed, "streaming", mech.label, float(epsilon), "block", block)
+        return mech.perturb(codes, epsilon, settings, rng=rng, domain_size=k, state=state,
+                            dtype=np.float32)
 
     spans = list(worker_blocks(answers.n_workers, block_workers))
-    if method == "MF":
-        us = []
-        for block, start, stop in spans:
-            dense = _dense_block(answers, bounds[start], bounds[stop], start, stop)
-            prep = mf_prepare(dense, profiles, domain_size=k, ridge=ridge)
-            eta = rng_of(block).laplace(0.0, k / float(epsilon), size=prep.rhs.shape)
-            us.append(np.einsum("...ij,...j->...i", prep.solver, prep.rhs - eta))
-        return FactoredAnswers(np.concatenate(us), profiles)
+    first = make_block(*spans[0]) if spans else None
+    if first is not None and first.factors is not None:
+        us = [first.factors[0]] + [make_block(*span).factors[0] for span in spans[1:]]
+        return FactoredAnswers(np.concatenate(us), first.factors[1])
+
+    def values(block, start, stop):
+        out = first if block == 0 else make_block(block, start, stop)
+        return out.values, out.null_code
+
     if mode == "regenerate":
-        return RegeneratedAnswers(answers.n_tasks, answers.n_workers, make_block, spans)
+        def redraw(block, start, stop):
+            out = make_block(block, start, stop)
+            return out.values, out.null_code
+        return RegeneratedAnswers(answers.n_tasks, answers.n_workers, redraw, spans)
     out = BlockedAnswers(answers.n_tasks, answers.n_workers)
     for block, start, stop in spans:
-        data, null = make_block(block, start, stop)
+        data, null = values(block, start, stop)
         out.add(start, data, null_code=null)
     return out
+
+
+def _streamable():
+    from .mechanisms import members
+
+    return members(part="stream")

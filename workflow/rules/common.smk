@@ -9,6 +9,8 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
 from crowdpriv.readings import parse_readings, reading_config  # noqa: E402
+from crowdpriv.mechanisms import get as get_mechanism, ids as mechanism_ids  # noqa: E402
+from crowdpriv.ldp_sparse import register_extra  # noqa: E402
 
 # Every job runs its BLAS/OpenMP libraries on one thread: parallelism comes from jobs, and no
 # number may depend on --cores or on a library's thread count (it changes summation order).
@@ -59,14 +61,28 @@ def check_dataset_names():
                 "(add your own under custom_datasets)"
             )
     ldp = config["ldp_sparse"]
-    methods = ["LP", "RR", "MF", "2-Layer", *ldp["mechanisms"].get("extra", {})]
+    register_extra(ldp["mechanisms"].get("extra"))
+    known = mechanism_ids(part="sweep")
     for fig in ("fig2", "fig3", "fig4", "fig5"):
-        unknown = [m for m in ldp[fig]["methods"] if m not in methods]
+        unknown = [m for m in ldp[fig]["methods"] if not is_sweep_mechanism(m)]
         if unknown:
             raise ValueError(
                 f"ldp_sparse.{fig}.methods names unknown mechanism(s) {unknown}; known: "
-                f"{methods} (add your own under ldp_sparse.mechanisms.extra)"
+                f"{known} (register your own under ldp_sparse.mechanisms.extra)"
             )
+
+
+def is_sweep_mechanism(name):
+    """Whether a configured name (id, label or alias) is a mechanism an LDP-sparse sweep runs."""
+    try:
+        return "sweep" in get_mechanism(name).parts
+    except ValueError:
+        return False
+
+
+def mechanism_labels(names):
+    """The labels (the `method` column of the result files) of configured mechanisms."""
+    return [get_mechanism(name).label for name in names]
 
 
 check_dataset_names()

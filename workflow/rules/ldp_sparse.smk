@@ -218,7 +218,7 @@ rule ldp_sparse_fig2:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["fig2"]["methods"],
+        methods=mechanism_labels(LDP["fig2"]["methods"]),
         panel="sparsity",
         panel_order=LDP["fig2"]["sparsities"],
         x="epsilon",
@@ -254,7 +254,7 @@ rule ldp_sparse_fig3:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["fig3"]["methods"],
+        methods=mechanism_labels(LDP["fig3"]["methods"]),
         panel="epsilon",
         panel_order=LDP["fig3"]["epsilons"],
         x="sparsity",
@@ -290,7 +290,7 @@ rule ldp_sparse_fig4:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["fig4"]["methods"],
+        methods=mechanism_labels(LDP["fig4"]["methods"]),
         panel="epsilon",
         panel_order=LDP["fig4"]["epsilons"],
         x="sparsity",
@@ -323,7 +323,7 @@ rule ldp_sparse_fig5:
     conda:
         CONDA_ENV
     params:
-        methods=LDP["fig5"]["methods"],
+        methods=mechanism_labels(LDP["fig5"]["methods"]),
         panel="dataset",
         panel_order=LDP["fig5"]["datasets"],
         x="epsilon",

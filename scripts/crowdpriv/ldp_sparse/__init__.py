@@ -1,7 +1,8 @@
 """LDP-sparse (Sun et al., IEEE BigData 2018): truth inference on sparse answers under LDP.
 
-Core of the reproduction: truth inference (Alg. 1), the LP/RR/MF/2-Layer perturbations, the
-theorem bounds, the synthetic generator and the experiment drivers. Plain numpy.
+Core of the reproduction: truth inference (Alg. 1), the theorem bounds, the synthetic generator
+and the experiment drivers. The LP/RR/MF/2-Layer perturbations are members of
+:mod:`crowdpriv.mechanisms`. Plain numpy.
 """
 
 from ._claims import *  # noqa: F401,F403
@@ -12,8 +13,6 @@ from ._experiments import *  # noqa: F401,F403
 from ._experiments import __all__ as _e
 from ._inference import *  # noqa: F401,F403
 from ._inference import __all__ as _i
-from ._mechanisms import *  # noqa: F401,F403
-from ._mechanisms import __all__ as _m
 from ._plots import *  # noqa: F401,F403
 from ._readings import *  # noqa: F401,F403
 from ._readings import __all__ as _r
@@ -21,4 +20,4 @@ from ._plots import __all__ as _p
 from ._synthetic import *  # noqa: F401,F403
 from ._synthetic import __all__ as _s
 
-__all__ = [*_i, *_m, *_b, *_s, *_e, *_p, *_c, *_r]
+__all__ = [*_i, *_b, *_s, *_e, *_p, *_c, *_r]

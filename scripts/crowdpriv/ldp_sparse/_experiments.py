@@ -4,41 +4,31 @@ answer distributions (Fig. 1), summaries and the bounds table (the claims: ``_cl
 Every stochastic step draws from ``derive_rng(seed, "ldp_sparse", experiment, point, rep, ...)``
 so a point's numbers do not depend on which other points or repetitions are run with it. A
 mechanism draws once per repetition (``..., rep, method``) and maps the draws to every ε of the
-sweep (common random numbers, :mod:`._mechanisms`); answers are int8 label codes throughout.
+sweep (common random numbers, :mod:`crowdpriv.mechanisms`); answers are int8 label codes
+throughout.
 """
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 
-from crowdpriv._checks import check_int_at_least, check_positive
+from crowdpriv import mechanisms as registry
+from crowdpriv._checks import ParameterError, check_int_at_least, check_positive
 from crowdpriv.aggregate import summarise as aggregate
+from crowdpriv.mechanisms import answer_codes
 from crowdpriv.seeds import derive_rng
 
 from ._bounds import lp_error_bound, mf_error_bound, paper_example_bounds, rr_error_bounds
 from ._inference import infer_truth, infer_truth_factored, mae
-from ._mechanisms import (
-    answer_codes,
-    codes_to_answers,
-    draw_task_profiles,
-    lp_apply,
-    lp_draws,
-    mf_apply,
-    mf_draws,
-    mf_prepare,
-    rr_apply,
-    rr_draws,
-    two_layer_apply,
-    two_layer_draws,
-)
 from ._synthetic import generate_synthetic_codes
 
 __all__ = [
     "METHODS",
-    "load_mechanism",
+    "CONFIG_SETTINGS",
+    "register_extra",
+    "mechanism_settings",
+    "sweep_mechanisms",
     "run_synthetic_point",
     "run_real_dataset",
     "run_mf_sensitivity",
@@ -52,38 +42,59 @@ __all__ = [
     "dataset_table",
 ]
 
-#: Mechanism names as used in config and CSVs.
-METHODS = ("LP", "RR", "MF", "2-Layer")
+#: LDP-sparse's mechanisms (ids of :mod:`crowdpriv.mechanisms`; their labels name the rows of
+#: the result files and their random streams).
+METHODS = ("lp", "rr", "two-layer", "mf")
+
+#: Settings of a built-in mechanism from the ``ldp_sparse.mechanisms`` block: config key ->
+#: setting name, by mechanism id (``d`` is the block's top-level ``ldp_sparse.d``). A user's
+#: mechanism reads ``ldp_sparse.mechanisms.settings.<id>``.
+CONFIG_SETTINGS = {
+    "lp": {"lp_null_fill": "null_fill"},
+    "two-layer": {"two_layer_spread": "spread"},
+    "mf": {"d": "d", "mf_ridge": "ridge", "mf_l1_norm": "l1_norm", "mf_profiles": "profiles"},
+}
 
 
-def load_mechanism(spec: str):
-    """Import a user's perturbation from ``"module:function"`` (config ``mechanisms.extra``).
-
-    The function is called as ``f(answers, epsilon, *, rng, domain_size)`` with a workers x tasks
-    array (``NaN`` = NULL) and must return the perturbed array of the same shape, ``NaN`` where
-    the perturbed answer is NULL (see README "Extending" and :mod:`crowdpriv.examples`).
-    """
-    module_name, _, attr = str(spec).partition(":")
-    if not module_name or not attr:
-        raise ValueError(f"a mechanism must be given as 'module:function', got {spec!r}")
-    try:
-        func = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as err:
-        raise ValueError(f"cannot load mechanism {spec!r}: {err}") from err
-    if not callable(func):
-        raise ValueError(f"mechanism {spec!r} is not callable")
-    return func
+def register_extra(extra) -> list:
+    """Register a config's own mechanisms (``ldp_sparse.mechanisms.extra``): a list of
+    ``"module:object"`` paths, or (earlier versions' form, still accepted) a mapping name ->
+    ``"module:function"``. Returns the registered members."""
+    if not extra:
+        return []
+    if isinstance(extra, dict):
+        return [registry.load(spec, name=name) for name, spec in extra.items()]
+    return [registry.load(spec) for spec in extra]
 
 
-def _check_methods(methods, extra=()):
-    methods = list(methods)
-    known = [*METHODS, *extra]
-    for meth in methods:
-        if meth not in known:
-            raise ValueError(
-                f"methods must be among {known} (add others under mechanisms.extra), got {meth!r}"
-            )
-    return methods
+def mechanism_settings(mech, mechanisms: dict, d: int):
+    """A member's settings from the ``ldp_sparse.mechanisms`` block (:data:`CONFIG_SETTINGS`)
+    and ``d``."""
+    values = {**mechanisms, "d": d}
+    keys = CONFIG_SETTINGS.get(mech.id)
+    if keys is None:
+        return mech.settings((mechanisms.get("settings") or {}).get(mech.id, {}))
+    return mech.settings({name: values[key] for key, name in keys.items() if key in values})
+
+
+def sweep_mechanisms(methods, mechanisms: dict | None = None, *, d: int = 10):
+    """``[(member, settings)]`` of a figure's ``methods`` (ids, labels or aliases), after
+    registering the config's own (:func:`register_extra`); a name that is not registered, or a
+    member without an ε sweep over label codes, is an error naming it."""
+    mechanisms = mechanisms or {}
+    register_extra(mechanisms.get("extra"))
+    out = []
+    for name in methods:
+        mech = registry.get(name)
+        if "sweep" not in mech.parts:
+            raise ParameterError("methods", name,
+                                 f"mechanism {name!r} cannot run in an LDP-sparse sweep (it has "
+                                 f"no 'sweep' part; sweepable: "
+                                 f"{', '.join(registry.ids(part='sweep'))})")
+        out.append((mech, mechanism_settings(mech, mechanisms, d)))
+    if not out:
+        raise ParameterError("methods", list(methods), "methods must not be empty")
+    return out
 
 
 def _check_epsilons(epsilons):
@@ -91,57 +102,6 @@ def _check_epsilons(epsilons):
     if not eps:
         raise ValueError("epsilons must not be empty")
     return eps
-
-
-def _draws(method, codes, prepared, *, domain_size, mechanisms, rngs):
-    """The chunk's ε-free draws for a built-in mechanism (:mod:`._mechanisms`), one
-    repetition's from each of ``rngs``, written into arrays stacked over the repetitions and
-    shared by every ε of the sweep; uniforms and noise in float32 (the experiments measure
-    accuracy). ``codes`` is the chunk's (B, m, n) stack, ``prepared`` MF's per repetition."""
-    shape = codes.shape
-    if method == "LP":
-        out = np.empty(shape, np.float32), np.empty(shape, np.float32)
-        for b, rng in enumerate(rngs):
-            lp_draws(codes[b], rng=rng, domain_size=domain_size,
-                     null_fill=mechanisms.get("lp_null_fill", "uniform"),
-                     out=(out[0][b], out[1][b]))
-        return out
-    if method == "RR":
-        out = np.empty(shape, np.float32)
-        for b, rng in enumerate(rngs):
-            rr_draws(codes[b], rng=rng, dtype=np.float32, out=out[b])
-        return out
-    if method == "2-Layer":
-        out = np.empty(shape[:-1]), np.empty(shape, np.float32)
-        for b, rng in enumerate(rngs):
-            two_layer_draws(codes[b], rng=rng, spread=mechanisms.get("two_layer_spread", 1.0),
-                            dtype=np.float32, out=(out[0][b], out[1][b]))
-        return out
-    return [mf_draws(prepared[b], rng=rng) for b, rng in enumerate(rngs)]
-
-
-def _apply(method, codes, draws, eps, *, domain_size):
-    """A built-in mechanism's output at ε from its (stacked) draws: ``(output, null_code)``,
-    label codes for RR and 2-Layer (``null_code`` = |Γ|), a dense float matrix for LP
-    (None)."""
-    if method == "LP":
-        return lp_apply(draws, eps, domain_size=domain_size), None
-    if method == "RR":
-        return rr_apply(codes, draws, eps, domain_size=domain_size), domain_size
-    return two_layer_apply(codes, draws, eps, domain_size=domain_size), domain_size
-
-
-def _perturb(method, codes, eps, rng, *, domain_size, mechanisms):
-    """A user's mechanism (config ``mechanisms.extra``) on one repetition's label codes, as
-    ``(output, None)``: a float matrix, ``NaN`` = NULL."""
-    answers = codes_to_answers(codes, domain_size)
-    out = np.asarray(load_mechanism(mechanisms["extra"][method])(answers, eps, rng=rng,
-                                                                 domain_size=domain_size))
-    if out.shape != answers.shape:
-        raise ValueError(
-            f"mechanism {method!r} returned shape {out.shape}, expected {answers.shape}"
-        )
-    return out.astype(answers.dtype, copy=False), None
 
 
 #: Worker qualities q_i put into the theorems' bounds (config ``ldp_sparse.bound_quality``):
@@ -167,8 +127,9 @@ def _bound_quality(kind, *, sigma, inferred):
 
 def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="uniform",
            quality=None, answered_fraction=None):
-    """Theorem 2/3/5 bound in an experiment's own setting (for RR, ``eps`` may be a list: the
-    bounds at each ε, ε-independent terms computed once).
+    """Theorem 2/3/5 bound of mechanism ``method`` (an id) in an experiment's own setting (for
+    RR, ``eps`` may be a list: the bounds at each ε, ε-independent terms computed once); NaN
+    for a mechanism the paper gives no bound for (2-Layer, a user's).
 
     ``quality`` is q_i (default 1/m as in the paper's examples; see :data:`BOUND_QUALITIES`).
     ``null_fill`` is LP's NULL replacement v; Theorem 2's φ_j uses its mean E(v).
@@ -180,17 +141,17 @@ def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="un
     has_truth = ~np.isnan(truth)
     common = dict(quality=q, answered_fraction=s, sigma=sigma, truth=truth[has_truth],
                   domain_size=domain_size, epsilon=eps)
-    if method == "LP":
+    if method == "lp":
         null_mean = None if isinstance(null_fill, str) else float(null_fill)
         return lp_error_bound(**common, null_mean=null_mean)
-    if method == "RR":
+    if method == "rr":
         # every ε of the point at once when the caller asks (the worker sums do not depend on ε)
         common["epsilons"] = common.pop("epsilon")
         out = rr_error_bounds(**common, answered=answered[:, has_truth])
         return out if np.ndim(eps) else float(out[0])
-    if method == "MF":
+    if method == "mf":
         return mf_error_bound(quality=q, n_tasks=n, d=d, domain_size=domain_size, epsilon=eps)
-    return np.nan  # the paper gives no bound for 2-Layer
+    return np.nan  # the paper gives no bound for 2-Layer or a user's mechanism
 
 
 def truth_correlation(truth, estimate, fill_value) -> float:
@@ -215,15 +176,20 @@ def _run_reps(
     """Shared loop: per chunk of repetitions, infer on the original and on each perturbation.
 
     ``make_data(rep)`` returns ``(codes, truth, sigma)``: int8 label codes (NULL = |Γ|,
-    :func:`answer_codes`), the truth per task and the generator's σ_i (or None). With
-    ``fixed_data`` (a real dataset) every repetition has the same answers, so what depends on
-    them alone (the original inference, the own-mean reference, the answered fractions) is
-    computed once. ``progress(label)``, when given, is called after each (ε, method) of a
-    chunk of repetitions (the adapters log it; it never affects a number)."""
+    :func:`crowdpriv.mechanisms.answer_codes`), the truth per task and the generator's σ_i (or
+    None). ``methods`` are ``(member, settings)`` pairs (:func:`sweep_mechanisms`); each member
+    runs through its own ``prepare`` / ``draws`` / ``apply`` (:mod:`crowdpriv.mechanisms`), its
+    randomness from ``derive_rng(seed, "ldp_sparse", experiment, point, rep, label)`` (public
+    parameters such as MF's V from ``(..., rep, "V")``). With ``fixed_data`` (a real dataset)
+    every repetition has the same answers, so what depends on them alone (the original
+    inference, the own-mean reference, the answered fractions) is computed once.
+    ``progress(label)``, when given, is called after each (ε, method) of a chunk of repetitions
+    (the adapters log it; it never affects a number)."""
     rows = []
     fixed_cache = {}
     fill = (domain_size - 1) / 2.0
     k = domain_size
+    null_fill = mechanisms.get("lp_null_fill", "uniform")
     reps = list(range(repetitions))
     chunk = None
     while reps:
@@ -266,50 +232,37 @@ def _run_reps(
             if s_ is not None else np.clip(np.nan_to_num(orig_sigma[ob(b)], nan=1.0), 1e-2, None)
             for b, s_ in enumerate(sigmas)
         ]
-        prepared = {}
-        if "MF" in methods:
-            for b, rep in enumerate(this):
-                v = draw_task_profiles(
-                    codes.shape[-1], d, rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, "V"),
-                    l1_norm=mechanisms.get("mf_l1_norm", 1.0),
-                    signs=mechanisms.get("mf_profiles", "nonnegative"),
-                )
-                prepared[b] = mf_prepare(
-                    codes[b], v, domain_size=domain_size, ridge=mechanisms.get("mf_ridge", 0.0),
-                    null_code=k,
-                )
         rr_bounds = {}
-        extra = mechanisms.get("extra", {})
-        for method in methods:
-            # the ε-free draws of each repetition, shared by every ε (common random numbers),
-            # stacked over the chunk's repetitions, so each ε maps the whole chunk at once
-            draws = None if method in extra else _draws(
-                method, codes, prepared, domain_size=domain_size, mechanisms=mechanisms,
-                rngs=[derive_rng(seed, "ldp_sparse", experiment, point, rep, method)
-                      for rep in this])
+        for mech, settings in methods:
+            # per-repetition state (MF: V drawn independently of the answers, each worker's
+            # solve), then the ε-free draws of each repetition, shared by every ε (common
+            # random numbers), stacked over the chunk's repetitions so each ε maps them at once
+            states = [mech.prepare(codes[b], settings, domain_size=k,
+                                   rng=derive_rng(seed, "ldp_sparse", experiment, point, rep, "V"))
+                      for b, rep in enumerate(this)]
+            if mech.common_draws:
+                draws = mech.draws_stacked(
+                    codes, settings, domain_size=k, states=states,
+                    rngs=[derive_rng(seed, "ldp_sparse", experiment, point, rep, mech.label)
+                          for rep in this])
             for eps in epsilons:
-                if method in extra:  # a user's mechanism draws afresh at each ε
-                    outs = [_perturb(method, codes[b], eps,
-                                     derive_rng(seed, "ldp_sparse", experiment, point, rep, method,
-                                                eps),
-                                     domain_size=domain_size, mechanisms=mechanisms)
+                if mech.common_draws:
+                    out = mech.apply(codes, draws, eps, settings, domain_size=k, state=states)
+                else:  # a mechanism that draws afresh at each ε
+                    outs = [mech.perturb(codes[b], eps, settings, domain_size=k, state=states[b],
+                                         rng=derive_rng(seed, "ldp_sparse", experiment, point,
+                                                        rep, mech.label, eps))
                             for b, rep in enumerate(this)]
-                    pert, null_code = np.stack([o for o, _ in outs]), None
+                    out = registry.Perturbed(np.stack([o.values for o in outs]),
+                                             outs[0].null_code)
                     del outs
-                elif method == "MF":
-                    pert = None
-                    # MF's dense output U·V is answered from its factors.
-                    us = [mf_apply(prepared[b], draws[b], eps) for b in range(len(this))]
-                    res = infer_truth_factored(
-                        np.stack(us), np.stack([prepared[b].profiles for b in range(len(this))]),
-                        **inference)
+                if out.factors is not None:  # MF's dense output U·V answered from its factors
+                    res = infer_truth_factored(*out.factors, **inference)
                 else:
-                    pert, null_code = _apply(method, codes, draws, eps, domain_size=domain_size)
-                if pert is not None:
-                    res = infer_truth(pert, null_code=null_code, **inference)
-                    del pert
+                    res = infer_truth(out.values, null_code=out.null_code, **inference)
+                del out
                 if progress is not None:
-                    progress(f"{point}: ε={eps:g} {method} reps {this[0]}-{this[-1]}")
+                    progress(f"{point}: ε={eps:g} {mech.label} reps {this[0]}-{this[-1]}")
                 for b, rep in enumerate(this):
                     mae_p = mae(truths[b], res.truth[b], fill_value=fill)
                     quality = _bound_quality(bound_quality, sigma=sig_for_bound[b],
@@ -317,36 +270,36 @@ def _run_reps(
                     bound_args = dict(
                         answered=answered[ob(b)], answered_fraction=fraction[ob(b)],
                         sigma=sig_for_bound[b], truth=truths[b],
-                        domain_size=domain_size, d=d, quality=quality,
-                        null_fill=mechanisms.get("lp_null_fill", "uniform"))
-                    if method == "RR" and bound_quality != "inferred":
+                        domain_size=domain_size, d=d, quality=quality, null_fill=null_fill)
+                    if mech.id == "rr" and bound_quality != "inferred":
                         # q_i does not depend on the perturbation: all ε of the rep at once
                         if b not in rr_bounds:
-                            rr_bounds[b] = dict(zip(epsilons, _bound("RR", epsilons, **bound_args)))
+                            rr_bounds[b] = dict(zip(epsilons, _bound("rr", epsilons, **bound_args)))
                         bound = rr_bounds[b][eps]
                     else:
-                        bound = _bound(method, eps, **bound_args)
+                        bound = _bound(mech.id, eps, **bound_args)
                     # Theorem 5 under every reading of q_i (a reading of q then needs no re-run)
                     by_quality = {
-                        f"bound_q_{kind}": (_bound("MF", eps, **{**bound_args, "quality": (
+                        f"bound_q_{kind}": (_bound("mf", eps, **{**bound_args, "quality": (
                             _bound_quality(kind, sigma=sig_for_bound[b],
                                            inferred=res.quality[b]))})
-                            if method == "MF" else np.nan)
+                            if mech.id == "mf" else np.nan)
                         for kind in BOUND_QUALITIES}
                     rows.append(dict(
-                        epsilon=eps, method=method, rep=rep, mae_original=mae_o[b],
+                        epsilon=eps, method=mech.label, rep=rep, mae_original=mae_o[b],
                         mae_perturbed=mae_p, mae_change=mae_p - mae_o[b], bound=bound,
                         **by_quality, mae_zero=mae_zero[b], mae_ref_own_mean=mae_own[b],
                         corr_original=corr_o[b],
                         corr_perturbed=truth_correlation(truths[b], res.truth[b], fill),
                         iterations=int(res.iterations[b]),
                     ))
+            del states
         if not fixed_data:
             fixed_cache.clear()
-        del codes, prepared
+        del codes
     out = pd.DataFrame(rows)
     # Row order independent of how repetitions were batched.
-    order = {m: i for i, m in enumerate(methods)}
+    order = {mech.label: i for i, (mech, _) in enumerate(methods)}
     out = out.sort_values(["epsilon", "method", "rep"], key=lambda s: s.map(order) if s.name == "method" else s)
     return out.reset_index(drop=True)
 
@@ -374,7 +327,7 @@ def run_synthetic_point(
     check_int_at_least("d", d, 1)
     generator, mechanisms, inference = generator or {}, mechanisms or {}, inference or {}
     epsilons = _check_epsilons(epsilons)
-    methods = _check_methods(methods, mechanisms.get("extra", {}))
+    methods = sweep_mechanisms(methods, mechanisms, d=d)
     sparsity = float(sparsity)
 
     def make(rep):
@@ -417,7 +370,7 @@ def run_real_dataset(
         raise ValueError(f"truth must have shape ({a.shape[1]},), got {t.shape}")
     r = check_int_at_least("repetitions", repetitions, 1)
     epsilons = _check_epsilons(epsilons)
-    methods = _check_methods(methods, (mechanisms or {}).get("extra", {}))
+    methods = sweep_mechanisms(methods, mechanisms, d=d)
     codes = answer_codes(a, domain_size)  # checks the labels once
     out = _run_reps(
         lambda rep: (codes, t, None), experiment="fig5", point=dataset, epsilons=epsilons,
@@ -450,7 +403,7 @@ def run_mf_sensitivity(
             mech = {**(mechanisms or {}), "mf_ridge": float(ridge)}
             df = run_synthetic_point(
                 experiment="mf_sensitivity", n_workers=n_workers, n_tasks=n_tasks,
-                sparsity=sparsity, epsilons=epsilons, methods=["MF"], repetitions=repetitions,
+                sparsity=sparsity, epsilons=epsilons, methods=["mf"], repetitions=repetitions,
                 seed=seed, domain_size=domain_size, d=int(d), generator=generator,
                 mechanisms=mech, inference=inference, max_batch_cells=max_batch_cells,
                 progress=(None if progress is None else

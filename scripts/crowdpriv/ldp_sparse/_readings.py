@@ -14,7 +14,12 @@ import pandas as pd
 
 from ..readings import Reading, affected_tables, as_written, derivable
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
-from ._experiments import answer_distribution, run_real_dataset, run_synthetic_point
+from ._experiments import (
+    answer_distribution,
+    register_extra,
+    run_real_dataset,
+    run_synthetic_point,
+)
 
 __all__ = [
     "TABLE_KEYS",
@@ -78,12 +83,19 @@ def load_real(claims_path, truth_path, *, domain_size: int):
 
 
 def _methods(listed: Sequence[str], only: Sequence[str] | None) -> list[str]:
-    return [m for m in listed if only is None or m in only]
+    """The figure's ``listed`` mechanisms (ids or aliases) whose label or id a reading's
+    ``only`` names (the ``method`` column of the result files)."""
+    from crowdpriv.mechanisms import get
+
+    if only is None:
+        return list(listed)
+    return [m for m in listed if get(m).label in only or get(m).id in only]
 
 
 def synthetic_point(block: Mapping, experiment: str, sparsity: float, *, seed: int,
                     methods: Sequence[str] | None = None, progress=None) -> pd.DataFrame:
     """One sparsity point of Fig. 2, 3 or 4 (per-repetition rows) from the config block."""
+    register_extra(block["mechanisms"].get("extra"))
     exp = block[experiment]
     return run_synthetic_point(
         experiment=experiment, n_workers=exp["workers"], n_tasks=exp["tasks"],
@@ -99,6 +111,7 @@ def synthetic_point(block: Mapping, experiment: str, sparsity: float, *, seed: i
 def real_point(block: Mapping, dataset: str, answers, truth, *, seed: int,
                methods: Sequence[str] | None = None, progress=None) -> pd.DataFrame:
     """Fig. 5 on one real dataset (per-repetition rows) from the config block."""
+    register_extra(block["mechanisms"].get("extra"))
     exp = block["fig5"]
     return run_real_dataset(
         answers, truth, dataset=dataset, epsilons=exp["epsilons"],

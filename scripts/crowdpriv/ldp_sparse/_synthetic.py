@@ -7,9 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from crowdpriv._checks import check_in_interval, check_int_at_least, check_positive
+from crowdpriv.answers import Answers
+from crowdpriv.seeds import derive_rng
+from crowdpriv.streaming import worker_blocks
 
 __all__ = ["SyntheticAnswers", "place_nulls", "answered_tasks", "generate_synthetic",
-           "generate_synthetic_codes"]
+           "generate_synthetic_codes", "synthetic_long"]
 
 
 @dataclass(frozen=True)
@@ -110,3 +113,34 @@ def generate_synthetic_codes(
     codes = np.full((m, n), k, dtype=np.int8)
     np.put_along_axis(codes, tasks, values.astype(np.int8), axis=1)
     return codes, truth, sigma
+
+
+def synthetic_long(n_workers: int, n_tasks: int, sparsity: float, *, seed: int,
+                   domain_size: int = 10, block_workers: int = 5000, truth_mean: float = 0.0,
+                   truth_std: float = 1.0, sigma_high: float = 1.0, sigma_low: float = 5.0,
+                   high_quality_fraction: float = 0.5):
+    """LDP-sparse Sec. VI-A's synthetic data generated block by block straight into long format.
+
+    The same model as :func:`crowdpriv.ldp_sparse.generate_synthetic` (truth N(mean, std²)
+    rounded into Γ; half the workers σ = ``sigma_high``, the rest ``sigma_low``; answers rounded
+    and clipped; every worker leaves a fraction ``sparsity`` NULL), drawn from per-block streams,
+    so it is not the same draw. Returns ``(answers, truth, sigma)``.
+    """
+    k = check_int_at_least("domain_size", domain_size, 2)
+    rng = derive_rng(seed, "streaming", "synthetic", "shared")
+    truth = np.clip(np.rint(rng.normal(truth_mean, truth_std, size=n_tasks)), 0, k - 1)
+    sigma = np.full(n_workers, float(sigma_low))
+    sigma[rng.permutation(n_workers)[:int(round(high_quality_fraction * n_workers))]] = sigma_high
+    tasks, workers, values = [], [], []
+    for block, start, stop in worker_blocks(n_workers, block_workers):
+        brng = derive_rng(seed, "streaming", "synthetic", "block", block)
+        mask = place_nulls(stop - start, n_tasks, sparsity, rng=brng)
+        rows, cols = np.nonzero(mask)
+        noise = brng.standard_normal(rows.size, dtype=np.float32)
+        a = np.clip(np.rint(truth[cols] + noise * sigma[start + rows]), 0, k - 1)
+        tasks.append(cols.astype(np.int32))
+        workers.append((rows + start).astype(np.int32))
+        values.append(a.astype(np.int8))
+    answers = Answers(np.concatenate(tasks), np.concatenate(workers), np.concatenate(values),
+                      n_tasks, n_workers)
+    return answers, truth, sigma

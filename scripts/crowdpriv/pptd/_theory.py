@@ -1,4 +1,5 @@
-"""PPTD's privacy level (Theorem 4.10, Lemma 4.8) and utility bound (Theorem 4.3).
+"""PPTD's utility bound (Theorem 4.3); its privacy law (Theorem 4.10, Lemma 4.8) is the
+mechanism's own (:mod:`crowdpriv.mechanisms.pptd`) and is re-exported here.
 
 Notation: λ1 is the rate of the users' error variances ``σ_s² ~ Exp(λ1)``, λ2 the rate of the
 noise variances ``δ_s² ~ Exp(λ2)``, ``c = λ1/λ2`` the noise level (``1/λ2 = c/λ1``).
@@ -9,6 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_in_interval, check_int_at_least, check_positive
+from ..mechanisms.pptd import (
+    SENSITIVITY_READINGS,
+    epsilon_from_lambda2,
+    exact_record_epsilon,
+    gamma_s,
+    lambda2_from_epsilon,
+    lemma48_probability,
+    lemma48_sensitivity,
+)
 
 __all__ = [
     "gamma_s",
@@ -30,113 +40,6 @@ def _pos_array(name, value):
     for v in arr.ravel():
         check_positive(name, v)
     return arr
-
-
-def gamma_s(b: float, eta: float) -> float:
-    """``γ_s = b sqrt(2 ln(1/(1-η)))`` (PPTD Lemma 4.8).
-
-    Parameters
-    ----------
-    b : float
-        Gaussian-tail constant, > 0.
-    eta : float
-        Probability ``Pr{σ_s ≤ M}`` in (0, 1).
-    """
-    b = check_positive("b", b)
-    eta = check_in_interval("eta", eta, 0.0, 1.0, closed_low=False)
-    return b * np.sqrt(2.0 * np.log(1.0 / (1.0 - eta)))
-
-
-def lemma48_probability(b: float, eta: float) -> float:
-    """Probability ``η (1 - 2 e^{-b²/2} / b)`` with which Lemma 4.8's bound on Δ_s holds.
-
-    Negative values mean the lemma is vacuous for that ``b`` (below about 1.2).
-    """
-    b = check_positive("b", b)
-    eta = check_in_interval("eta", eta, 0.0, 1.0, closed_low=False)
-    return eta * (1.0 - 2.0 * np.exp(-(b**2) / 2.0) / b)
-
-
-#: Readings of Lemma 4.8's sensitivity Δ_s (config ``pptd.privacy.sensitivity``): ``printed``
-#: γ_s/λ1 (the lemma as printed; its proof uses M ≤ sqrt(ln(1/(1−η)))/λ1, which holds only
-#: for λ1 ≤ 1 while the paper assumes λ1 > 1); ``corrected`` γ_s/√λ1 (the bound b√2·M the
-#: proof derives before that step).
-SENSITIVITY_READINGS = ("printed", "corrected")
-
-
-def _check_sensitivity(sensitivity: str) -> str:
-    if sensitivity not in SENSITIVITY_READINGS:
-        raise ValueError(f"sensitivity must be one of {SENSITIVITY_READINGS}, got {sensitivity!r}")
-    return sensitivity
-
-
-def lemma48_sensitivity(lam1, *, b: float, eta: float, sensitivity: str = "printed"):
-    """Δ_s of PPTD Lemma 4.8 under a reading (:data:`SENSITIVITY_READINGS`)."""
-    l1 = _pos_array("lam1", lam1)
-    g = gamma_s(b, eta)
-    return g / l1 if _check_sensitivity(sensitivity) == "printed" else g / np.sqrt(l1)
-
-
-def epsilon_from_lambda2(lam1, lam2, *, b: float, eta: float, delta: float,
-                         sensitivity: str = "printed"):
-    """Privacy level ε of PPTD Theorem 4.10 for noise rate λ2.
-
-    Theorem 4.10's proof requires ``λ2 Δ_s² / (2ε) ≤ ln(1/(1−δ))``. With the printed Δ_s =
-    γ_s/λ1 this is the printed condition ``c ≥ γ_s² / (2 λ1 ε ln(1/(1-δ)))``, whose smallest ε
-    for ``c = λ1/λ2`` is ``ε = γ_s² λ2 / (2 λ1² ln(1/(1-δ)))``; with the corrected Δ_s =
-    γ_s/√λ1 it is ``ε = γ_s² λ2 / (2 λ1 ln(1/(1-δ)))``.
-
-    Parameters
-    ----------
-    lam1, lam2 : float or array_like
-        Rates > 0 (broadcast together).
-    b, eta : float
-        Lemma 4.8 constants (see :func:`gamma_s`).
-    delta : float
-        The δ of (ε, δ)-LDP, in (0, 1).
-    sensitivity : str
-        Reading of Lemma 4.8 (:data:`SENSITIVITY_READINGS`).
-    """
-    l1 = _pos_array("lam1", lam1)
-    l2 = _pos_array("lam2", lam2)
-    delta = check_in_interval("delta", delta, 0.0, 1.0, closed_low=False)
-    g2 = gamma_s(b, eta) ** 2
-    if _check_sensitivity(sensitivity) == "corrected":
-        return g2 * l2 / (2.0 * l1 * np.log(1.0 / (1.0 - delta)))
-    c = l1 / l2
-    return g2 / (2.0 * l1 * c * np.log(1.0 / (1.0 - delta)))
-
-
-def lambda2_from_epsilon(epsilon, lam1, *, b: float, eta: float, delta: float,
-                         sensitivity: str = "printed"):
-    """Inverse of :func:`epsilon_from_lambda2`: ``λ2 = 2 λ1² ε ln(1/(1-δ)) / γ_s²`` (printed
-    Lemma 4.8) or ``λ2 = 2 λ1 ε ln(1/(1-δ)) / γ_s²`` (corrected)."""
-    eps = _pos_array("epsilon", epsilon)
-    l1 = _pos_array("lam1", lam1)
-    delta = check_in_interval("delta", delta, 0.0, 1.0, closed_low=False)
-    g2 = gamma_s(b, eta) ** 2
-    if _check_sensitivity(sensitivity) == "corrected":
-        return 2.0 * l1 * eps * np.log(1.0 / (1.0 - delta)) / g2
-    return 2.0 * l1**2 * eps * np.log(1.0 / (1.0 - delta)) / g2
-
-
-def exact_record_epsilon(lam2, sensitivity_value):
-    """The exact ε of PPTD's per-record mechanism for records at distance Δ_s.
-
-    A user adds N(0, y) noise with y ~ Exp(λ2) (Alg. 2). The marginal density of that noise is
-
-        ∫_0^∞ λ2 e^(−λ2 y) (2π y)^(−1/2) e^(−x²/(2y)) dy = (√(2 λ2) / 2) e^(−√(2 λ2) |x|),
-
-    a Laplace density with scale 1/√(2 λ2) (the normal variance mixture with an exponential
-    mixing law; substitute y = t² and use ∫ e^(−a t² − b/t²) dt = ½√(π/a) e^(−2√(ab))). One
-    record released this way is therefore ε-LDP with δ = 0 and ε = Δ_s √(2 λ2) exactly, for
-    two inputs at distance Δ_s; Theorem 4.10's (ε, δ) is a looser statement of the same
-    mechanism. (Several records of one user share y, so their joint release is not a product
-    of Laplace densities; this is the guarantee per record, as the theorem states it.)
-    """
-    l2 = _pos_array("lam2", lam2)
-    d = np.asarray(sensitivity_value, dtype=np.float64)
-    return d * np.sqrt(2.0 * l2)
 
 
 def expected_y(lam1: float, lam2: float) -> float:

@@ -16,13 +16,8 @@ from .._checks import ParameterError, check_int_at_least, check_positive
 from ._kde import (BANDWIDTH_RULES, UNITS, ObjectBatch, far_from_others, gaussian_density,
                    pack_objects)
 from ._metrics import prefix_ise
-from ._release import (
-    BASIC_SENSITIVITIES,
-    basic_release,
-    synthesize,
-    theorem2_budget,
-    validate_test_params,
-)
+from ..mechanisms.basic import BASIC_SENSITIVITIES, BasicSettings, basic_release
+from ..mechanisms.priscrowd import Alg1Settings, synthesize, theorem2_budget, validate_test_params
 from ._synthetic import simulate_claims
 from ._weights import global_only_weights, uniform_weights
 
@@ -50,34 +45,40 @@ SYNTH_METHODS = ("PrisCrowd", "Uniform")
 SISE_DEFINITIONS = ("squared", "sqrt")
 
 
+#: Algorithm 1's defaults (the one place they live).
+_ALG1 = Alg1Settings()
+
+
 @dataclass(frozen=True)
 class Params:
     """PrisCrowd's algorithm parameters (config ``priscrowd``), validated.
 
-    Defaults: the paper's m = 30, k = 5, gamma = 4 (Sec. 5); eps0 = 1, t = 1 and the rest are
-    our choices where the paper is silent (see REPRODUCTION_NOTES A and config/README.md).
-    Figure settings (Fig. 3's case studies, Fig. 4's and Fig. 5's values of m) are arguments of
-    the experiment functions, so that a job reads only its own figure's block.
+    Algorithm 1's and Theorem 2's defaults (the paper's m = 30, k = 5, γ = 4; ε0 = 1, t = 1
+    and the rest ours where the paper is silent) are those of the mechanism's settings
+    (:class:`crowdpriv.mechanisms.priscrowd.Alg1Settings`, :class:`~crowdpriv.mechanisms.basic.
+    BasicSettings`): they live there only. The fitting parameters (Hampel, iterations) are
+    phase 1's. Figure settings (Fig. 3's case studies, Fig. 4's and Fig. 5's values of m) are
+    arguments of the experiment functions, so that a job reads only its own figure's block.
     """
 
-    m: int = 30
-    k: int = 5
-    gamma: float = 4.0
-    eps0: float = 1.0
-    t: int = 1
-    delta_exponent: str = "eps0"
-    bandwidth: str = "mad"
-    mad_min: float = 1e-6
-    h_min: float = 0.05
+    m: int = _ALG1.m
+    k: int = _ALG1.k
+    gamma: float = _ALG1.gamma
+    eps0: float = _ALG1.eps0
+    t: int = _ALG1.t
+    delta_exponent: str = _ALG1.delta_exponent
+    bandwidth: str = _ALG1.bandwidth
+    mad_min: float = _ALG1.mad_min
+    h_min: float = _ALG1.h_min
     hampel_quantiles: tuple = (0.5, 0.75, 0.85)
     hampel_update: bool = False
     max_iter: int = 100
     tol: float = 1e-8
-    batch_size: int = 10
-    max_candidates: int = 300
+    batch_size: int = _ALG1.batch_size
+    max_candidates: int = _ALG1.max_candidates
     sise: str = "squared"
-    units: str = "zscore"
-    basic_sensitivity: str = "range"
+    units: str = _ALG1.units
+    basic_sensitivity: str = BasicSettings().sensitivity
     uniform_test: bool = True
     basic_epsilons: dict = field(
         default_factory=lambda: {"Strong": 0.1, "Normal": 1.0, "Weak": 10.0}
@@ -546,7 +547,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
                      fig4_m, rng, progress=None, methods=None):
     """Table 1, Figs. 3-5, release and privacy-budget data for one claims table.
 
-    Reference density of object i: ``K_h(. - truth_i)`` (REPRODUCTION_NOTES A.7); only objects
+    Reference density of object i: ``K_h(. - truth_i)`` (docs/results.md, PrisCrowd: our defaults); only objects
     with a truth are released and scored (the paper: "objects whose ground truths can be
     achieved"). ``claims`` must have no single-claim objects (see
     :func:`drop_single_claim_objects`). ``fig3`` holds Fig. 3's ``quantiles``, ``min_claims``,

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_int_at_least, check_positive
-from ._kde import _require_two_claims, _scale, choose_bandwidth, gaussian_density
+from ..kde import choose_bandwidth, gaussian_density, object_scale, require_two_claims
 from ._weights import hampel_irwls_weight
 
 __all__ = ["FlatClaims", "flat_claims", "segment_quantiles", "rkhs_sq", "combined_weights",
@@ -150,12 +150,12 @@ def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, r
     src = np.asarray(src_codes, dtype=np.int64)[order]
     x = np.asarray(values, dtype=float)[order]
     counts = np.bincount(obj, minlength=n_objects)
-    _require_two_claims(counts, object_names)
+    require_two_claims(counts, object_names)
     start = np.concatenate(([0], np.cumsum(counts)[:-1]))
     mean = np.bincount(obj, weights=x, minlength=n_objects) / counts
     dev = x - mean[obj]
     std = np.sqrt(np.bincount(obj, weights=dev * dev, minlength=n_objects) / counts)
-    scale = _scale(std, units)
+    scale = object_scale(std, units)
     z = dev / scale[obj]
     fc = FlatClaims(order, obj, src, z, counts, start, mean, scale, np.ones(n_objects),
                     *(np.zeros(0, dtype=np.int64),) * 2, np.zeros(0), [], np.zeros(0))

@@ -15,7 +15,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import check_nonnegative, check_positive
+from ..kde import (
+    BANDWIDTH_RULES,
+    UNITS,
+    bandwidth,
+    choose_bandwidth,
+    gaussian_density,
+    normalise_objects,
+    require_two_claims,
+)
 
 __all__ = [
     "BANDWIDTH_RULES",
@@ -33,8 +41,6 @@ __all__ = [
     "far_from_others",
 ]
 
-BANDWIDTH_RULES = ("mad", "silverman")
-
 
 def far_from_others(z: np.ndarray, h: float) -> np.ndarray:
     """Claims of one object far from the others: outside Tukey's far fences (Q1 − 3 IQR,
@@ -44,117 +50,6 @@ def far_from_others(z: np.ndarray, h: float) -> np.ndarray:
     q1, q3 = np.percentile(z, [25, 75])
     spread = max(q3 - q1, 2 * float(h))
     return (z < q1 - 3 * spread) | (z > q3 + 3 * spread)
-_SQRT_2PI = np.sqrt(2.0 * np.pi)
-
-
-
-def _require_two_claims(counts, object_names=None) -> None:
-    """Raise naming the first object with fewer than two claims (z-scoring needs two)."""
-    if (counts < 2).any():
-        i = int(np.flatnonzero(counts < 2)[0])
-        name = object_names[i] if object_names is not None else i
-        raise ValueError(
-            f"object {name!r} has {int(counts[i])} claim(s); PrisCrowd's per-object "
-            "normalisation needs at least 2 (filter such objects first)"
-        )
-
-def gaussian_density(d, var):
-    """Normal density ``N(d; 0, var)`` evaluated elementwise (broadcasting)."""
-    d = np.asarray(d, dtype=float)
-    var = np.asarray(var, dtype=float)
-    out = np.square(d)
-    out *= -0.5 / var
-    np.exp(out, out=out)
-    out *= 1.0 / np.sqrt(2.0 * np.pi * var)
-    return out
-
-
-#: Units the claims are modelled in (config ``priscrowd.units``): ``zscore`` per object (KDEm,
-#: the default) or ``raw`` (each object only centred on its mean, so bandwidths, weights, the
-#: released claims and the ISE live in the claims' own units).
-UNITS = ("zscore", "raw")
-
-
-def normalise_objects(values, mask, object_names=None, units="zscore"):
-    """Z-score the claims of every object (PrisCrowd Sec. 5, as KDEm does); ``units="raw"``
-    only centres them (scale 1, see :data:`UNITS`).
-
-    Parameters
-    ----------
-    values, mask : ndarray, shape (G, n)
-        Padded claims and validity mask.
-    object_names : sequence of str, optional
-        Used to name an offending object in error messages.
-
-    Returns
-    -------
-    z : ndarray (G, n)
-        ``(x - mean) / std`` on valid entries, 0 on padding.
-    mean, scale : ndarray (G,)
-        Per-object mean and population standard deviation (ddof=0). An object whose claims are
-        all equal gets ``scale = 1`` (its claims all map to 0).
-
-    Raises
-    ------
-    ValueError
-        If an object has fewer than two claims (a z-score needs two).
-    """
-    values = np.asarray(values, dtype=float)
-    mask = np.asarray(mask, dtype=bool)
-    counts = mask.sum(axis=1)
-    _require_two_claims(counts, object_names)
-    x = np.where(mask, values, 0.0)
-    mean = x.sum(axis=1) / counts
-    dev = np.where(mask, values - mean[:, None], 0.0)
-    std = np.sqrt((dev * dev).sum(axis=1) / counts)
-    scale = _scale(std, units)
-    z = np.where(mask, dev / scale[:, None], 0.0)
-    return z, mean, scale
-
-
-def _scale(std, units):
-    if units not in UNITS:
-        raise ValueError(f"units must be one of {UNITS}, got {units!r}")
-    return np.where(std > 0, std, 1.0) if units == "zscore" else np.ones_like(std)
-
-
-def bandwidth(z, mask, *, rule="mad", mad_min=1e-6, h_min=0.05):
-    """Per-object bandwidth in normalised units (PrisCrowd Sec. 3; rule from KDEm).
-
-    ``rule="mad"``: the median absolute deviation of the normalised claims (KDEm's choice,
-    but per object, not once for all). Where the MAD is below ``mad_min`` (ties: 39 % of
-    population objects) it falls back to Silverman's rule ``1.06 * std * n^(-1/5)``, where std is
-    the object's normalised std (1, or 0 if all claims are equal). ``rule="silverman"`` uses the
-    latter throughout. Finally every bandwidth is floored at ``h_min``.
-
-    Returns
-    -------
-    h : ndarray (G,)
-    """
-    z = np.asarray(z, dtype=float)
-    mask = np.asarray(mask, dtype=bool)
-    n = mask.sum(axis=1)
-    zn = np.where(mask, z, np.nan)
-    std = np.sqrt(np.nanmean(zn * zn, axis=1) - np.nanmean(zn, axis=1) ** 2).clip(min=0)
-    mad = None
-    if rule == "mad":
-        med = np.nanmedian(zn, axis=1)
-        mad = np.nanmedian(np.abs(zn - med[:, None]), axis=1)
-    return choose_bandwidth(mad, std, n, rule=rule, mad_min=mad_min, h_min=h_min)
-
-
-def choose_bandwidth(mad, std, n, *, rule="mad", mad_min=1e-6, h_min=0.05):
-    """The bandwidth rule of :func:`bandwidth` from per-object statistics of the normalised
-    claims: MAD (``None`` unless ``rule="mad"``), std and count."""
-    if rule not in BANDWIDTH_RULES:
-        raise ValueError(f"bandwidth rule must be one of {BANDWIDTH_RULES}, got {rule!r}")
-    check_nonnegative("mad_min", mad_min)
-    check_positive("h_min", h_min)
-    silver = 1.06 * np.asarray(std, dtype=float) * np.asarray(n, dtype=float) ** (-0.2)
-    h = np.where(mad >= max(mad_min, 1e-300), mad, silver) if rule == "mad" else silver
-    return np.maximum(h, h_min)
-
-
 def gram_matrices(z, mask, h):
     """Gram matrices ``K[g, s, t] = N(z_gs - z_gt; 0, h_g^2)``, zero on padding."""
     z = np.asarray(z, dtype=float)
@@ -273,7 +168,7 @@ def pack_objects(
     src_codes = np.asarray(src_codes, dtype=int)
     values = np.asarray(values, dtype=float)
     counts = np.bincount(obj_codes, minlength=n_objects)
-    _require_two_claims(counts, object_names)
+    require_two_claims(counts, object_names)
     order = np.argsort(obj_codes, kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
     pos = np.arange(len(obj_codes)) - starts[obj_codes[order]]
