@@ -100,7 +100,7 @@ def test_import_claims_table_checks(tmp_path):
 
 @pytest.mark.e2e
 def test_add_a_mechanism(root, tmp_path, mirror):
-    """A user's perturbation, named in config, runs beside LP/RR/MF in Fig. 2's job."""
+    """A user's mechanism, registered in config, runs beside LP/RR/MF in Fig. 2's job."""
     override = root / "config/examples/add_mechanism.yaml"
     target = "results/ldp_sparse/raw/fig2/sparsity_0.5.csv"
     run = _snakemake(root, tmp_path, mirror, target, overrides=[str(override)])
@@ -114,7 +114,7 @@ def test_add_a_mechanism(root, tmp_path, mirror):
 @pytest.mark.e2e
 def test_unknown_mechanism_is_a_clear_error(root, tmp_path, mirror):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("ldp_sparse:\n  fig2: {methods: [LP, RRR]}\n")
+    bad.write_text("ldp_sparse:\n  fig2: {methods: [lp, RRR]}\n")
     run = _snakemake(root, tmp_path / "w", mirror, "-n", overrides=[str(bad)])
     assert run.returncode != 0
     assert "ldp_sparse.fig2.methods names unknown mechanism(s) ['RRR']" in run.stdout + run.stderr

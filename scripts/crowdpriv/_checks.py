@@ -19,7 +19,6 @@ __all__ = [
     "check_in_interval",
     "check_int_at_least",
     "check_greater_than",
-    "check_finite_array",
 ]
 
 
@@ -99,13 +98,3 @@ def check_int_at_least(name: str, value: Any, minimum: int) -> int:
     if value < minimum:
         raise ParameterError(name, value, f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
-
-
-def check_finite_array(name: str, values: Any) -> np.ndarray:
-    """Return ``values`` as a float array, or raise if any entry is NaN or infinite."""
-    arr = np.asarray(values, dtype=float)
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        first = arr[bad].ravel()[0]
-        raise ParameterError(name, first, f"{name} must be finite; found {first!r} at {int(bad.sum())} position(s)")
-    return arr

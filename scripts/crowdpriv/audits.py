@@ -35,7 +35,7 @@ __all__ = [
     "run_audit",
 ]
 
-#: Verdicts of an audit row (issue 13): violated (refuted at the confidence), exact (the exact
+#: Verdicts of an audit row: violated (refuted at the confidence), exact (the exact
 #: value is within the claim), not refuted (no violation found), not auditable (the claimed ε
 #: exceeds what the sample size can resolve), not claimed (the paper claims nothing here).
 VERDICTS = ("violated", "exact", "not refuted", "not auditable", "not claimed")

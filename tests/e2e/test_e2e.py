@@ -183,7 +183,7 @@ def test_report_renders_every_figure(full_run):
     the run's own config) embeds every figure of the summary, each one decodes; every table
     is an HTML page with a table; the captions state this run's parameters, not the
     defaults'; results/README.md describes every file the run wrote."""
-    from crowdpriv.report_check import check_report_figures, embedded_results
+    from report_check import check_report_figures, embedded_results
     from crowdpriv.results_guide import PATTERNS, describe
 
     run_config = yaml.safe_load((full_run / "results/run_config.yaml").read_text())

@@ -1,15 +1,24 @@
-"""Mutation testing of the claims code: does changing any threshold or comparison fail a test?
+"""Mutation testing of the claims code and of the mechanisms: does changing any threshold,
+comparison or law fail a test?
 
 Run it with ``make mutation`` (it is not part of ``make test``), or directly::
 
-    python tests/mutation/mutate.py                      # the claims code and its tests
+    python tests/mutation/mutate.py                      # everything below
+    python tests/mutation/mutate.py --group mechanisms   # or: claims
     python tests/mutation/mutate.py --files scripts/crowdpriv/claims.py --tests tests/test_claims_engine.py
     python tests/mutation/mutate.py --jobs 2 --min-score 0.9
 
-Targets (default): ``scripts/crowdpriv/claims.py``, ``scripts/crowdpriv/significance.py`` and
-every ``scripts/crowdpriv/<paper>/_claims.py``. Each target is tested by
-``tests/test_claims_engine.py`` and, for a paper's module, ``tests/test_<paper>_claims.py``
-(the shared modules by every claims test).
+Targets (default, group ``claims``): ``scripts/crowdpriv/claims.py``,
+``scripts/crowdpriv/significance.py`` and every ``scripts/crowdpriv/<paper>/_claims.py``, each
+tested by ``tests/test_claims_engine.py`` and, for a paper's module,
+``tests/test_<paper>_claims.py``. Group ``mechanisms``: every member of
+``scripts/crowdpriv/mechanisms/`` and its codes and registry, the snapping sampler
+(``release.py``), the block-streamed path (``streaming.py``'s ``perturb_in_blocks``) and the
+release façade that writes the ledgers (``api.py``'s perturb and synthesize), tested by
+``tests/test_mechanisms.py`` (the contract over the registry, the laws, the guarantees, the
+ledgers) with the module's own tests; plus the hand-written law mutants of
+``tests/mutation/law_mutants.py`` (a wrong keep probability, budget distribution, noise scale,
+sensitivity: changes the operators below do not make), every one of which must be killed.
 
 Operators, applied one at a time to the source text (the rest of the file stays byte-identical):
 
@@ -209,6 +218,61 @@ def default_targets() -> dict[Path, list[Path]]:
     return targets
 
 
+#: Group ``mechanisms``: file -> (its tests, the functions/classes mutated or None for all).
+#: The contract itself (mechanisms/contract.py) is the test and is not mutated.
+def mechanism_targets() -> dict[Path, tuple[list[Path], tuple[str, ...] | None]]:
+    mech = ROOT / "scripts/crowdpriv/mechanisms"
+    base = [ROOT / "tests/test_mechanisms.py"]
+    own = {"priscrowd.py": ["tests/test_priscrowd.py"], "basic.py": ["tests/test_priscrowd.py"],
+           "mf.py": ["tests/test_ldp_sparse.py"], "lp.py": ["tests/test_ldp_sparse.py"],
+           "rr.py": ["tests/test_ldp_sparse.py"], "two_layer.py": ["tests/test_ldp_sparse.py"],
+           "_codes.py": ["tests/test_ldp_sparse.py"], "pptd.py": ["tests/test_pptd.py"],
+           "lp_snapped.py": ["tests/test_audit.py"], "_registry.py": ["tests/test_extending.py"]}
+    targets = {}
+    for path in sorted(mech.glob("*.py")):
+        if path.name in ("__init__.py", "contract.py"):
+            continue
+        targets[path] = (base + [ROOT / t for t in own.get(path.name, [])], None)
+    targets[ROOT / "scripts/crowdpriv/release.py"] = (base + [ROOT / "tests/test_audit.py"], None)
+    targets[ROOT / "scripts/crowdpriv/streaming.py"] = (
+        base + [ROOT / "tests/test_streaming.py"], ("perturb_in_blocks", "_code_block",
+                                                   "worker_blocks"))
+    targets[ROOT / "scripts/crowdpriv/api.py"] = (
+        base + [ROOT / "tests/test_api.py"], ("perturb", "release_mechanism", "audit_cases_for",
+                                             "_audit_caveats", "perturb_mechanisms",
+                                             "synthesize"))
+    return targets
+
+
+def law_mutants() -> list[tuple[Mutant, str]]:
+    """The hand-written law mutants (tests/mutation/law_mutants.py) as (mutant, why)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from law_mutants import LAW_MUTANTS
+
+    out = []
+    for file, old, new, why in LAW_MUTANTS:
+        source = (ROOT / file).read_text()
+        count = source.count(old)
+        if count != 1:
+            raise SystemExit(f"law mutant of {file} ({why}): its text occurs {count} times, "
+                             f"not once: {old!r}")
+        start = source.index(old)
+        line = source.count("\n", 0, start) + 1
+        out.append((Mutant(file, line, 0, start, start + len(old), old, new, "law"), why))
+    return out
+
+
+def _within(source: str, names) -> list[tuple[int, int]]:
+    """Character spans of the top-level functions/classes called ``names``."""
+    tree = ast.parse(source)
+    pos = _Positions(source)
+    spans = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in names:
+            spans.append(_node_span(node, pos))
+    return spans
+
+
 @dataclass
 class Result:
     mutant: Mutant
@@ -216,41 +280,89 @@ class Result:
     seconds: float
 
 
+SERVER = """
+import os, sys, json, signal, time
+sys.path.insert(0, {tests!r})
+import numpy, scipy.stats, pandas, pytest, hypothesis  # the slow imports, once per server
+for line in sys.stdin:
+    job = json.loads(line)
+    pid = os.fork()
+    if pid == 0:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, 1); os.dup2(fd, 2)
+        os.chdir({root!r})
+        code = pytest.main(job["args"])
+        os._exit(int(code))
+    deadline = time.monotonic() + job["timeout"]
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            outcome = "survived" if os.waitstatus_to_exitcode(status) == 0 else "killed"
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            outcome = "timeout"
+            break
+        time.sleep(0.02)
+    print(outcome, flush=True)
+"""
+
+
 class Workspace:
-    """A private copy of ``scripts/`` in which one mutant at a time is written."""
+    """A private copy of ``scripts/`` in which one mutant at a time is written, and a server
+    process that has imported numpy, scipy, pandas and pytest once and forks a child per
+    mutant (the child imports crowdpriv afresh from the copy)."""
 
     def __init__(self):
         self.dir = Path(tempfile.mkdtemp(prefix="crowdpriv-mutation-"))
         shutil.copytree(ROOT / "scripts", self.dir / "scripts",
-                        ignore=shutil.ignore_patterns("__pycache__"))
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONPATH": f"{self.dir / 'scripts'}{os.pathsep}{ROOT / 'tests'}"}
+        code = SERVER.format(tests=str(ROOT / "tests"), root=str(ROOT))
+        self.server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
     def run(self, mutant: Mutant, tests: list[Path], timeout: float) -> Result:
         target = self.dir / "scripts" / Path(mutant.file).relative_to("scripts")
         original = (ROOT / mutant.file).read_text()
         target.write_text(mutant.apply(original))
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-               "-o", f"pythonpath={self.dir / 'scripts'}", "-o", "addopts=",
-               "-W", "ignore::RuntimeWarning", *map(str, tests)]
+        args = ["-x", "-q", "-p", "no:cacheprovider", "-o", f"pythonpath={self.dir / 'scripts'}",
+                "-o", "addopts=", "-m", "not e2e", "-W", "ignore::RuntimeWarning",
+                *map(str, tests)]
         t0 = time.monotonic()
         try:
-            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, timeout=timeout)
-            outcome = "survived" if proc.returncode == 0 else "killed"
-        except subprocess.TimeoutExpired:
-            outcome = "timeout"
+            self.server.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
+            self.server.stdin.flush()
+            outcome = self.server.stdout.readline().strip() or "killed"
         finally:
             target.write_text(original)
         return Result(mutant, outcome, time.monotonic() - t0)
 
     def close(self):
+        try:
+            self.server.stdin.close()
+            self.server.wait(timeout=30)
+        except Exception:  # noqa: BLE001 - best effort at the end of a run
+            self.server.kill()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_all(targets: dict[Path, list[Path]], jobs: int, timeout: float) -> list[Result]:
+def run_all(targets, jobs: int, timeout: float, extra=()) -> list[Result]:
+    """Run every generated mutant of ``targets`` ({file: tests} or {file: (tests, names)}) and
+    the ``extra`` (mutant, tests) pairs."""
     work = []
-    for file, tests in targets.items():
+    for file, spec in targets.items():
+        tests, names = spec if isinstance(spec, tuple) else (spec, None)
         rel = str(file.relative_to(ROOT))
-        work += [(m, tests) for m in find_mutants(file.read_text(), rel)]
+        source = file.read_text()
+        mutants = find_mutants(source, rel)
+        if names:
+            spans = _within(source, names)
+            mutants = [m for m in mutants if any(a <= m.start < b for a, b in spans)]
+        work += [(m, tests) for m in mutants]
+    work += list(extra)
     spaces = [Workspace() for _ in range(max(1, jobs))]
     free = list(spaces)
     results: list[Result] = []
@@ -287,9 +399,12 @@ def report(results: list[Result], out_dir: Path, elapsed: float) -> float:
         row[r.outcome] += 1
     killed = sum(r.outcome in ("killed", "timeout") for r in results)
     score = killed / len(results) if results else 1.0
-    lines = ["# Mutation score of the claims code", "",
+    laws = [r for r in results if r.mutant.operator == "law"]
+    lines = ["# Mutation score", "",
              f"Score: **{score:.1%}** ({killed} of {len(results)} mutants killed, "
              f"{sum(r.outcome == 'timeout' for r in results)} by timeout) in {elapsed:.0f} s.",
+             f"Hand-written law mutants: {sum(r.outcome != 'survived' for r in laws)} of "
+             f"{len(laws)} killed.",
              "", "| file | mutants | killed | survived | timeout | score |",
              "|---|---|---|---|---|---|"]
     for file, row in by_file.items():
@@ -317,24 +432,35 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", nargs="*", type=Path, help="modules to mutate")
     parser.add_argument("--tests", nargs="*", type=Path, help="tests to run for --files")
+    parser.add_argument("--group", choices=["all", "claims", "mechanisms", "laws"],
+                        default="all", help="laws: only the hand-written law mutants")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--min-score", type=float, default=0.90)
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mutation")
     args = parser.parse_args(argv)
+    extra = []
     if args.files:
         tests = [t.resolve() for t in (args.tests or [ROOT / "tests/test_claims_engine.py"])]
         targets = {f.resolve(): tests for f in args.files}
     else:
-        targets = default_targets()
-    originals = {f: f.read_bytes() for f in targets}
+        targets = {}
+        if args.group in ("all", "claims"):
+            targets.update(default_targets())
+        if args.group in ("all", "mechanisms", "laws"):
+            mech = mechanism_targets()
+            if args.group != "laws":
+                targets.update(mech)
+            extra = [(m, mech[ROOT / m.file][0]) for m, _ in law_mutants()]
+    originals = {f: f.read_bytes() for f in [*targets, *(ROOT / m.file for m, _ in extra)]}
     t0 = time.monotonic()
-    results = run_all(targets, args.jobs, args.timeout)
+    results = run_all(targets, args.jobs, args.timeout, extra)
     changed = [str(f) for f, data in originals.items() if f.read_bytes() != data]
     if changed:
         raise SystemExit(f"the working tree changed during the run: {changed}")
     score = report(results, args.out, time.monotonic() - t0)
-    return 0 if score >= args.min_score else 1
+    laws_survived = [r for r in results if r.mutant.operator == "law" and r.outcome == "survived"]
+    return 0 if score >= args.min_score and not laws_survived else 1
 
 
 if __name__ == "__main__":

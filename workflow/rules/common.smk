@@ -323,7 +323,8 @@ def register_paper(
     claims.csv; stats_paper: its name in results/datasets/stats.csv (column `paper`), if it
     uses datasets; summary_tables: [{"caption", "csv", optional "keys" (pivot ours beside the
     paper with crowdpriv.summary.side_by_side), "where" ({column: value} row filter),
-    "columns"}]; readings, privacy_claims, releases: files the later issues add.
+    "columns"}]; readings, privacy_claims, releases: the paper's readings, privacy claims
+    and private releases (readings.smk, privacy_audit.smk, release.smk add to them).
     """
     if key in PAPERS:
         raise ValueError(f"paper {key!r} is registered twice")

@@ -1,6 +1,6 @@
 # LDP-sparse (Sun et al., IEEE BigData 2018): experiments (one job per figure x sparsity point
 # or real dataset, all repetitions inside), then figures, tables, bounds and claims.
-# Uses processed(), paper_values() and CONDA_ENV from common.smk.
+# Uses processed(), mechanism_labels() and CONDA_ENV from common.smk.
 
 LDP = config["ldp_sparse"]
 LDP_OUT = "results/ldp_sparse"

@@ -247,6 +247,11 @@ class Mechanism:
         defaults, unless a setting has none (PPTD's λ1, prior knowledge)."""
         return self.settings()
 
+    def law_settings(self) -> list:
+        """Settings the contract checks the law at (several where a parameter could be
+        confused with its inverse at the default, e.g. ε0 = 1)."""
+        return [self.example_settings()]
+
     def _missing(self, part: str):
         return NotImplementedError(f"mechanism {self.id!r} has no {part} part "
                                    f"(its parts: {sorted(self.parts)})")

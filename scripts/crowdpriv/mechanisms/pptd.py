@@ -395,7 +395,14 @@ class PPTD(Mechanism):
             out = self.apply(x, self.draws(x, settings, rng=rng), epsilon, settings)
             return out.variance.ravel()
 
+        def shared(rng, n):
+            # two records of one user share δ_s: the ratio of their noises is Z1/Z2 ~ Cauchy
+            out = self.release(np.zeros((n, 2)), epsilon, settings, rng=rng)
+            return out[:, 0] / out[:, 1]
+
         return [LawCheck("one record's noise: Laplace(1/√(2λ2)) (exponential mixture of "
                          "normals)", noise, cdf=stats.laplace(scale=1 / np.sqrt(2 * lam2)).cdf),
                 LawCheck("each user's variance δ_s² ~ Exp(λ2)", variance,
-                         cdf=stats.expon(scale=1 / lam2).cdf)]
+                         cdf=stats.expon(scale=1 / lam2).cdf),
+                LawCheck("a user's records share one variance: noise ratio ~ Cauchy", shared,
+                         cdf=stats.cauchy().cdf)]

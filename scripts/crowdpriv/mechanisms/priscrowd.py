@@ -22,6 +22,7 @@ __all__ = [
     "privacy_test_counts",
     "pass_probability",
     "synthesize",
+    "draw_candidates",
     "theorem2_budget",
     "PrisCrowdAlg1",
     "Alg1Settings",
@@ -91,6 +92,17 @@ def pass_probability(k_prime, k, eps0):
     """
     x = np.asarray(k_prime, dtype=float) - k
     return np.where(x >= 0, 1.0 - 0.5 * np.exp(-eps0 * np.abs(x)), 0.5 * np.exp(-eps0 * np.abs(x)))
+
+
+def draw_candidates(cdf, z, h, size: int, *, rng):
+    """Algorithm 1 steps 3-4 for each row (an object): ``size`` seeds s ~ the seed weights
+    (``cdf``: their cumulative sums, normalised) and a candidate y ~ K_h(· − z_s) for each.
+    Returns ``(seed, y)``, shapes (rows, size)."""
+    rows, n = z.shape
+    u = rng.random((rows, size))
+    seed = (u[:, :, None] > cdf[:, None, :]).sum(axis=2).clip(max=n - 1)
+    centre = np.take_along_axis(z, seed, axis=1)
+    return seed, centre + h[:, None] * rng.standard_normal((rows, size))
 
 
 @dataclass
@@ -181,10 +193,7 @@ def synthesize(
     n_cand = np.zeros(rows, dtype=int)
     n_pass = np.zeros(rows, dtype=int)
     if not privacy_test:
-        u = rng.random((rows, m))
-        seed = (u[:, :, None] > cdf[obj][:, None, :]).sum(axis=2).clip(max=n - 1)
-        centre = np.take_along_axis(z[obj], seed, axis=1)
-        released[:] = centre + h[obj][:, None] * rng.standard_normal((rows, m))
+        _, released[:] = draw_candidates(cdf[obj], z[obj], h[obj], m, rng=rng)
         n_rel[:] = m
         n_cand[:] = m
         n_pass[:] = m
@@ -203,10 +212,7 @@ def synthesize(
         for lo in range(0, active.size, chunk):
             rr = active[lo : lo + chunk]
             o = obj[rr]
-            u = rng.random((rr.size, batch_size))
-            seed = (u[:, :, None] > cdf[o][:, None, :]).sum(axis=2).clip(max=n - 1)
-            centre = np.take_along_axis(z[o], seed, axis=1)
-            y = centre + h[o][:, None] * rng.standard_normal((rr.size, batch_size))
+            seed, y = draw_candidates(cdf[o], z[o], h[o], batch_size, rng=rng)
             kp = privacy_test_counts(y, seed, z[o], mask[o], h[o], gamma)
             noise = rng.laplace(0.0, 1.0 / eps0, size=(rr.size, batch_size))
             within_cap = n_cand[rr][:, None] + cols[None, :] < max_candidates
@@ -346,6 +352,9 @@ class PrisCrowdAlg1(Mechanism):
     float_safe = False
     fills_nulls = False
     cli_command = "synthesize"
+
+    def law_settings(self):
+        return [self.settings(), self.settings(eps0=0.5, k=3)]
 
     def budget(self, weights, mask, settings):
         """Theorem 2's (ε, δ) per released claim of each object (:func:`theorem2_budget`)."""

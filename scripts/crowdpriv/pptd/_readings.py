@@ -21,7 +21,6 @@ from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
 from ._experiments import real_tradeoff, runtime_study, synthetic_tradeoff, weight_comparison
 
 __all__ = [
-    "TRADEOFF_FIGURES",
     "TABLE_KEYS",
     "tradeoff_params",
     "weights_params",
@@ -30,8 +29,6 @@ __all__ = [
     "rerun_tables",
 ]
 
-#: Figures of the utility-privacy trade-off (Fig. 6 on the indoor data).
-TRADEOFF_FIGURES = ("fig2", "fig3", "fig4", "fig5", "fig6")
 _COMMON = ["repetitions", "privacy", "utility_beta"]
 #: The config keys (relative to ``pptd``; ``datasets.indoor_surrogate`` for the surrogate) each
 #: table of the claims reads.

@@ -12,7 +12,7 @@ import numpy as np
 
 from ._kde import gaussian_density, mixture_cross
 
-__all__ = ["prefix_ise", "ise_sise"]
+__all__ = ["prefix_ise"]
 
 
 def prefix_ise(points, h, ref_w, ref_mu, ref_sd, ms):
@@ -86,9 +86,3 @@ def prefix_ise(points, h, ref_w, ref_mu, ref_sd, ms):
         ise = a[:, None] - 2.0 * s1 / safe + s2 / safe**2
         out[r] = np.where(n_eff > 0, np.maximum(ise, 0.0), a[:, None])
     return out
-
-
-def ise_sise(per_object):
-    """Sum per-object ISE over objects (last axis) into ISE and SISE (PrisCrowd App. D)."""
-    per_object = np.asarray(per_object, dtype=float)
-    return per_object.sum(axis=-1), (per_object**2).sum(axis=-1)

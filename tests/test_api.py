@@ -1,0 +1,93 @@
+"""crowdpriv.api in process: each mechanism's release through the registry, its settings and
+ledger, and the errors a user meets (the CLI's tests run the same through the command)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import crowdpriv
+from crowdpriv import api, mechanisms
+
+
+def _answers(k=5, seed=0):
+    rng = np.random.default_rng(seed)
+    rows = [(f"t{t}", f"w{w}", int(rng.integers(0, k))) for w in range(15) for t in range(12)
+            if rng.random() < 0.4]
+    return pd.DataFrame(rows, columns=["task", "worker", "label"])
+
+
+def test_perturb_choices_are_the_registry_releases():
+    assert api.perturb_mechanisms() == ("lp", "lp-snapped", "rr", "two-layer", "mf", "pptd")
+    assert api.release_mechanism("lp")[1].id == "lp-snapped"
+    assert api.release_mechanism("LP")[1].id == "lp-snapped"  # an alias at the edge
+    with pytest.raises(ValueError, match="basic.* has no release"):
+        api.release_mechanism("basic")
+
+
+@pytest.mark.parametrize("mech_id, column, dense", [("lp", "value", True), ("rr", "label", False),
+                                                    ("two-layer", "label", False),
+                                                    ("mf", "value", True)])
+def test_each_release_has_its_columns_rows_and_ledger(mech_id, column, dense):
+    answers = _answers()
+    with pytest.warns(UserWarning, match="NOT private"):
+        out = crowdpriv.perturb(answers, mech_id, epsilon=1.0, domain=5, seed=3, audit=False)
+    assert list(out.data.columns) == ["task", "worker", column]
+    cells = answers["task"].nunique() * answers["worker"].nunique()
+    assert (len(out.data) == cells) if dense else (len(out.data) <= cells)
+    if column == "label":
+        assert out.data["label"].between(0, 4).all()
+    ledger = out.ledger
+    assert ledger["mechanism"] == mech_id and ledger["parameters"]["domain"] == 5
+    assert ledger["input_rows"] == len(answers) and ledger["output_rows"] == len(out.data)
+    assert ledger["reproducible"] is True and ledger["seed"] == 3
+    assert set(ledger["guarantee"]) >= {"record_epsilon", "worker_epsilon", "worker_rule"}
+
+
+def test_the_same_seed_gives_the_same_release_and_another_seed_does_not():
+    answers = _answers()
+    with pytest.warns(UserWarning):
+        a = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, seed=1, audit=False)
+        b = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, seed=1, audit=False)
+        c = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, seed=2, audit=False)
+    assert a.data.equals(b.data) and not a.data.equals(c.data)
+
+
+def test_settings_reach_the_sampler_and_unknown_ones_are_refused():
+    answers = _answers()
+    with pytest.warns(UserWarning):
+        out = crowdpriv.perturb(answers, "two-layer", epsilon=1.0, domain=5, seed=1,
+                                audit=False, spread=0.25)
+    assert out.ledger["parameters"]["spread"] == 0.25
+    assert out.ledger["guarantee"]["record_epsilon"] == pytest.approx(1.25)
+    with pytest.raises(ValueError, match="rr has no setting 'lambda1'"):
+        crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, lambda1=2.0)
+    with pytest.raises(ValueError, match="needs --domain"):
+        crowdpriv.perturb(answers, "rr", epsilon=1.0)
+    with pytest.raises(ValueError, match="needs --lambda1"):
+        crowdpriv.perturb(answers.rename(columns={"label": "value"}), "pptd", epsilon=1.0)
+
+
+def test_audit_caveats_cover_the_requested_member_and_the_sampler_that_runs():
+    cases = api.audit_cases_for("lp", 1.0, 5)
+    names = {c.mechanism for c in cases}
+    assert names == {"LP", "LP release (snapped)"}
+    assert {c.mechanism for c in api.audit_cases_for("rr", 1.0, 5)} == {"RR"}
+
+
+def test_synthesize_reads_its_defaults_from_the_mechanism():
+    rng = np.random.default_rng(1)
+    claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], 8),
+                           "worker": np.tile([f"u{j}" for j in range(8)], 6),
+                           "value": rng.normal(10, 2, 48)})
+    with pytest.warns(UserWarning):
+        out = crowdpriv.synthesize(claims, seed=4, m=5, weights="uniform")
+    defaults = mechanisms.get("priscrowd").Settings()
+    assert out.ledger["parameters"]["k"] == defaults.k and out.ledger["parameters"]["m"] == 5
+    assert out.data.groupby("task")["claim"].max().max() <= 5
+    budget = out.extra["budget"]
+    want = defaults.eps0 + np.log1p(defaults.gamma / defaults.t * 1.0)  # uniform weights
+    assert np.allclose(budget["epsilon"], want)
+    with pytest.raises(ValueError, match="priscrowd has no setting 'lam'"):
+        crowdpriv.synthesize(claims, lam=1)

@@ -1,0 +1,212 @@
+"""The shape of the numeric core: no import cycle, private modules stay private, one owner per
+default (the mechanisms' settings), and the registry is what the config and CLI offer."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+SCRIPTS = ROOT / "scripts"
+PACKAGE = SCRIPTS / "crowdpriv"
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(SCRIPTS).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path, modules: set[str]) -> set[str]:
+    """Every crowdpriv module ``path`` imports, at any level (functions included), with the
+    packages a dotted import initialises, except the importing module's own ancestors."""
+    name = _module(path)
+    base = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = base.split(".")
+                root = ".".join(parts[:len(parts) - node.level + 1])
+                target = root + ("." + node.module if node.module else "")
+            else:
+                target = node.module or ""
+            targets = [target] + [f"{target}.{a.name}" for a in node.names]
+        else:
+            continue
+        for target in targets:
+            parts = target.split(".")
+            for i in range(2, len(parts) + 1):
+                prefix = ".".join(parts[:i])
+                if prefix in modules and prefix != name and not name.startswith(prefix + "."):
+                    found.add(prefix)
+    return found
+
+
+def import_graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    paths = {_module(p): p for p in package.rglob("*.py")}
+    return {name: _imports(path, set(paths)) for name, path in paths.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index, low, stack, on, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle_in_the_core():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    """The check can fail: two modules that import each other (inside functions too)."""
+    graph = {"crowdpriv.api": {"crowdpriv.audits"}, "crowdpriv.audits": {"crowdpriv.api"},
+             "crowdpriv.release": set()}
+    assert cycles(graph) == [["crowdpriv.api", "crowdpriv.audits"]]
+
+
+def _private_imports_across_packages(graph):
+    """(importer, private module) where a library module imports another package's
+    ``_private`` module."""
+    bad = []
+    for importer, targets in graph.items():
+        for target in targets:
+            parts = target.split(".")
+            private = [i for i, p in enumerate(parts) if p.startswith("_")]
+            if not private:
+                continue
+            owner = ".".join(parts[:private[0]])  # the package the private module belongs to
+            if not (importer == owner or importer.startswith(owner + ".")):
+                bad.append((importer, target))
+    return sorted(bad)
+
+
+def test_private_modules_are_imported_only_inside_their_package():
+    assert _private_imports_across_packages(import_graph()) == []
+    # and the check can fail
+    assert _private_imports_across_packages(
+        {"crowdpriv.api": {"crowdpriv.priscrowd._experiments"}}) == [
+        ("crowdpriv.api", "crowdpriv.priscrowd._experiments")]
+
+
+# --- one owner per default ------------------------------------------------------------------
+
+
+def _schema():
+    return yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+
+
+def _config():
+    return yaml.safe_load((ROOT / "config/config.yaml").read_text())
+
+
+def test_priscrowd_defaults_live_in_the_mechanisms_settings():
+    """Algorithm 1's and Basic's defaults: the settings dataclasses own them; Params, the
+    schema's defaults and the config equal them (the config sets the paper's values)."""
+    from crowdpriv import mechanisms
+    from crowdpriv.priscrowd import Params
+
+    alg1 = mechanisms.get("priscrowd").Settings()
+    schema = _schema()["properties"]["priscrowd"]["properties"]
+    config = _config()["priscrowd"]
+    params = Params()
+    for f in dataclasses.fields(alg1):
+        if f.name == "weights":
+            continue
+        value = getattr(alg1, f.name)
+        assert getattr(params, f.name) == value, f.name
+        if "default" in schema.get(f.name, {}):
+            assert schema[f.name]["default"] == value, f"schema default of priscrowd.{f.name}"
+        if f.name in config:
+            assert config[f.name] == value, f"config/config.yaml priscrowd.{f.name}"
+    basic = mechanisms.get("basic").Settings()
+    assert params.basic_sensitivity == basic.sensitivity == config["basic_sensitivity"]
+
+
+def test_ldp_sparse_mechanism_defaults_live_in_the_mechanisms_settings():
+    """Each config key of ``ldp_sparse.mechanisms`` (and ``d``) feeds one setting of one
+    member (CONFIG_SETTINGS); the schema's default and config/config.yaml equal its default."""
+    from crowdpriv import mechanisms
+    from crowdpriv.ldp_sparse import CONFIG_SETTINGS
+
+    props = _schema()["properties"]["ldp_sparse"]["properties"]
+    config = _config()["ldp_sparse"]
+    for mech_id, keys in CONFIG_SETTINGS.items():
+        settings = mechanisms.get(mech_id).Settings()
+        for key, name in keys.items():
+            default = getattr(settings, name)
+            schema_entry = props[key] if key == "d" else props["mechanisms"]["properties"][key]
+            assert schema_entry.get("default") == default, f"schema default of {key}"
+            value = config[key] if key == "d" else config["mechanisms"][key]
+            assert value == default, f"config/config.yaml ldp_sparse {key}"
+
+
+def test_schema_release_enum_is_the_registry():
+    from crowdpriv.api import perturb_mechanisms
+
+    props = _schema()["properties"]["ldp_sparse"]["properties"]["release"]["properties"]
+    enum = props["mechanisms"]["items"]["enum"]
+    from crowdpriv import mechanisms
+
+    categorical = [m for m in perturb_mechanisms()
+                   if mechanisms.get(m).answer_type == "categorical"]
+    assert sorted(enum) == sorted(categorical)
+
+
+def test_cli_flags_and_defaults_come_from_the_settings():
+    """Every setting of a releasable member is a flag of ``crowdpriv perturb`` whose help shows
+    the dataclass's default; the CLI writes no default of its own."""
+    from crowdpriv import mechanisms
+    from crowdpriv.cli import _parser
+
+    parser = _parser(mechanisms)
+    sub = next(a for a in parser._actions if a.dest == "command").choices
+    for command, members in (("perturb", ["two-layer", "mf", "pptd"]),
+                             ("synthesize", ["priscrowd"])):
+        actions = {a.dest: a for a in sub[command]._actions}
+        for mech_id in members:
+            for f in dataclasses.fields(mechanisms.get(mech_id).Settings):
+                action = actions[f"setting_{f.name}"]
+                assert action.default is None, f"{command} --{f.name} sets its own default"
+                assert repr(f.default) in action.help, f"{command} --{f.name} help"
+
+
+@pytest.mark.parametrize("dead", ["two_layer_epsilons", "check_finite_array", "ise_sise",
+                                  "TRADEOFF_FIGURES", "_SQRT_2PI", "perturb_answers"])
+def test_dead_code_stays_removed(dead):
+    import re
+
+    word = re.compile(rf"(?<!\w){re.escape(dead)}\b")
+    hits = [p for p in PACKAGE.rglob("*.py") if word.search(p.read_text())]
+    assert hits == []
