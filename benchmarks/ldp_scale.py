@@ -2,7 +2,7 @@
 
 Not a test: run ``.venv/bin/python benchmarks/ldp_scale.py`` on an idle machine. Each size runs
 in its own process (so its peak RSS is its own): synthetic answers straight into long format
-(``crowdpriv.streaming.synthetic_long``, sparsity 0.9), truth inference on them
+(``crowdpriv.ldp_sparse.synthetic_long``, sparsity 0.9), truth inference on them
 (``crowdpriv.truth.sun``), then LP, RR, 2-Layer and MF at one ε in blocks of workers
 (``crowdpriv.streaming.perturb_in_blocks``) each followed by inference, one repetition. Writes
 ``results/benchmarks/scale/ldp_scale.csv`` and ``ldp_scale.png`` (time and peak memory vs
@@ -32,9 +32,10 @@ SIZES = "2000x200,10000x1000,50000x5000,100000x10000"
 
 def one_point(m: int, n: int, *, sparsity: float, epsilon: float, block: int, seed: int,
               mode: str = "compact") -> dict:
-    from crowdpriv.ldp_sparse import draw_task_profiles, mae
+    from crowdpriv.ldp_sparse import mae, synthetic_long
+    from crowdpriv.mechanisms.mf import draw_task_profiles
     from crowdpriv.seeds import derive_rng
-    from crowdpriv.streaming import perturb_in_blocks, synthetic_long
+    from crowdpriv.streaming import perturb_in_blocks
     from crowdpriv.truth import sun
 
     record = {"workers": m, "tasks": n, "cells": m * n, "sparsity": sparsity,

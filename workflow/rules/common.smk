@@ -9,7 +9,10 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
 from crowdpriv.readings import parse_readings, reading_config  # noqa: E402
-from crowdpriv.mechanisms import get as get_mechanism, ids as mechanism_ids  # noqa: E402
+from crowdpriv.mechanisms import (
+    get as get_mechanism,
+    ids as mechanism_ids,
+)  # noqa: E402
 from crowdpriv.ldp_sparse import register_extra  # noqa: E402
 
 # Every job runs its BLAS/OpenMP libraries on one thread: parallelism comes from jobs, and no
