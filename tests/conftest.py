@@ -25,6 +25,16 @@ def mirror() -> Path:
     return MIRROR
 
 
+@pytest.fixture(autouse=True)
+def _registry_left_as_found():
+    """A test that registers a mechanism does not leak it into the next test."""
+    from crowdpriv import mechanisms
+
+    state = mechanisms.snapshot()
+    yield
+    mechanisms.restore(state)
+
+
 @pytest.fixture()
 def default_config() -> dict:
     return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())

@@ -133,8 +133,8 @@ def test_example_mechanism_keeps_nulls_and_its_probability():
     assert kept == pytest.approx(np.e / (9 + np.e), abs=0.005)
     assert set(np.unique(out[answered])) <= set(range(10))
     # a plain function (earlier versions' form) is still accepted, wrapped as a mechanism
-    wrapped = mechanisms.load("crowdpriv.examples:rr_answers_only", name="RR-answers-only")
-    assert wrapped.func is rr_answers_only and wrapped.label == "RR-answers-only"
+    wrapped = mechanisms.load("crowdpriv.examples:rr_answers_only", name="rr-function")
+    assert wrapped.func is rr_answers_only and wrapped.label == "rr-function"
     with pytest.raises(ValueError, match="module:object"):
         mechanisms.load("rr_answers_only")
     with pytest.raises(ValueError, match="cannot load mechanism"):

@@ -51,7 +51,6 @@ class RRAnswersOnly(Mechanism):
 
     id = "rr-answers-only"
     label = "RR-answers-only"
-    aliases = ("RR-answers-only",)
     summary = "k-ary randomized response on answered cells only; NULLs are released as NULL"
     Settings = _NoSettings
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})

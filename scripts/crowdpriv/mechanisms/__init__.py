@@ -57,6 +57,8 @@ from ._registry import (
     members,
     register,
     resolve,
+    restore,
+    snapshot,
 )
 from .basic import Basic
 from .lp import LP
@@ -72,7 +74,7 @@ __all__ = [
     "Perturbed", "basic_composition", "MAX_DOMAIN", "answer_codes", "check_domain_answers",
     "check_epsilon", "codes_to_answers", "laplace_noise", "ENTRY_POINT_GROUP",
     "FunctionMechanism", "get", "ids", "load", "load_entry_points", "members", "register",
-    "resolve", "BUILTIN",
+    "resolve", "snapshot", "restore", "BUILTIN",
 ]
 
 #: The built-in members, in the order the audit and the docs list them.

@@ -19,7 +19,7 @@ from .._checks import ParameterError
 from ._base import PARTS, Claimed, DataShape, Guarantee, Mechanism, Perturbed
 
 __all__ = ["register", "get", "ids", "members", "load", "load_entry_points", "resolve",
-           "FunctionMechanism", "ENTRY_POINT_GROUP"]
+           "FunctionMechanism", "ENTRY_POINT_GROUP", "snapshot", "restore"]
 
 #: Entry-point group an installed package registers its mechanisms under
 #: (``[project.entry-points."crowdpriv.mechanisms"] name = "module:object"``).
@@ -28,6 +28,18 @@ ENTRY_POINT_GROUP = "crowdpriv.mechanisms"
 _MEMBERS: dict[str, Mechanism] = {}
 _NAMES: dict[str, str] = {}  # id, label and aliases -> id
 _LOADED: dict[str, str] = {}  # "module:object" -> id
+
+
+def snapshot() -> tuple:
+    """The registry's state (for tests that register a mechanism and must not leak it)."""
+    return dict(_MEMBERS), dict(_NAMES), dict(_LOADED)
+
+
+def restore(state: tuple) -> None:
+    """Put back a :func:`snapshot`."""
+    for table, saved in zip((_MEMBERS, _NAMES, _LOADED), state):
+        table.clear()
+        table.update(saved)
 
 
 def _check_member(mech: Mechanism) -> None:
