@@ -73,6 +73,8 @@ def test_negative_repetitions_rejected(root, default_config):
     [
         (("seed",), -5, "-5 is less than the minimum"),
         (("raw", "web", "web_processed_data.mat", "sha256"), "xyz", "does not match"),
+        (("raw", "truth_inference_benchmark", "dog_answer.csv", "url"),
+         "https://example.org/s4_Dog data/answer.csv", "does not match"),
         (("datasets", "adultcontent", "duplicate_policy"), "middle", "is not one of"),
         (("datasets", "stock_surrogate", "coverage"), [0.0, 1.0], "less than or equal to"),
         (("datasets", "indoor_surrogate", "workers"), 1, "less than the minimum"),
