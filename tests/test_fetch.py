@@ -101,12 +101,13 @@ def test_truth_inference_pins_match_source_md(mirror, default_config):
     assert sorted(name for name, *_ in rows) == sorted(group) and len(rows) == 6
     for name, path, size, digest in rows:
         entry = group[name]
-        url = f"https://raw.githubusercontent.com/zhydhkcws/crowd_truth_infer/{commit}/{quote(path)}"
-        assert entry["url"] == url, name
+        upstream = f"https://raw.githubusercontent.com/zhydhkcws/crowd_truth_infer/{commit}"
+        assert entry["url"] == f"{upstream}/{quote(path)}", name
         assert (entry["size"], entry["sha256"]) == (int(size), digest), name
         copy = mirror / TI_GROUP / name
         assert (copy.stat().st_size, sha256_of(copy)) == (int(size), digest), name
-    assert " " not in group["dog_answer.csv"]["url"] and "s4_Dog%20data" in group["dog_answer.csv"]["url"]
+    dog = group["dog_answer.csv"]["url"]
+    assert " " not in dog and "s4_Dog%20data" in dog
 
 
 def test_truth_inference_file_from_mirror_then_corrupt_copy_rejected(mirror, default_config,

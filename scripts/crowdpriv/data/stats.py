@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["dataset_statistics", "compare_with_paper", "PAPER_DATASET", "EXPLANATIONS"]
+__all__ = ["dataset_statistics", "value_summary", "compare_with_paper", "PAPER_DATASET",
+           "EXPLANATIONS"]
 
 #: Which row of ``paper_values/dataset_stats.csv`` each of our datasets is compared with.
 PAPER_DATASET = {
@@ -71,6 +72,35 @@ def dataset_statistics(claims: pd.DataFrame, truth: pd.DataFrame) -> dict:
         "sparsity_max": float(sparsity.max()),
         "sparsity_avg": float(sparsity.mean()),
     }
+
+
+def value_summary(claims: pd.DataFrame, spec=None) -> dict:
+    """The range of a dataset's answers and, for a declared answer type, its kind and labels.
+
+    Parameters
+    ----------
+    claims
+        Tidy claims (``value`` column).
+    spec
+        The dataset's :class:`crowdpriv.data.AnswerType`, or None (undeclared).
+
+    Returns
+    -------
+    dict with ``value_min``, ``value_max``; with ``spec`` also ``answer_type``, ``domain_size``
+    (categorical) and ``label_counts`` (``"0: 19834; 1: 5111"``, every label 0..K-1, one
+    bincount pass).
+    """
+    values = claims["value"].to_numpy(dtype=float)
+    out = {"value_min": float(values.min()) if values.size else np.nan,
+           "value_max": float(values.max()) if values.size else np.nan}
+    if spec is None:
+        return out
+    out["answer_type"] = spec.kind
+    if spec.kind == "categorical":
+        counts = np.bincount(values.astype(np.int64), minlength=spec.domain_size)
+        out["domain_size"] = int(spec.domain_size)
+        out["label_counts"] = "; ".join(f"{label}: {count}" for label, count in enumerate(counts))
+    return out
 
 
 def _implied_avg_sparsity(row: dict) -> float | None:
