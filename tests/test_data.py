@@ -11,6 +11,7 @@ from crowdpriv.data import (
     AnswerType,
     answer_type_of,
     build_stock_dataset,
+    compare_with_paper,
     dataset_statistics,
     filter_population_claims,
     parse_pop_tuples,
@@ -433,3 +434,42 @@ def test_answer_type_of_reads_the_config_block():
         answer_type_of(config, "emotion")
     with pytest.raises(ValueError, match="answer_type must be one of"):
         AnswerType("ordinal")
+
+
+def test_published_numbers_from_config_beside_ours():
+    """compare_with_paper takes a dataset's paper numbers from its config block: equal counts
+    give no note, a differing one is named, null counts (unverified) show the block's note."""
+    stats = pd.DataFrame([{"dataset": "product", "workers": 176, "tasks": 8315, "claims": 24945,
+                           "sparsity_min": 0.6, "sparsity_max": 0.99, "sparsity_avg": 0.98}])
+    paper = pd.DataFrame(columns=["paper", "dataset", "sources", "objects", "claims",
+                                  "sparsity_max", "sparsity_min", "sparsity_avg", "note"])
+    block = {"paper": "Zheng et al. 2017", "table": "Table 5", "tasks": 8315, "claims": 24945,
+             "workers": 176, "note": "unverified"}
+    same = compare_with_paper(stats, paper, published={"product": block}).iloc[0]
+    assert same["paper"] == "Zheng et al. 2017" and same["note"] == ""
+    assert (same["paper_tasks"], same["paper_claims"], same["paper_workers"]) == (8315, 24945, 176)
+    other = compare_with_paper(stats, paper, published={"product": {**block, "workers": 170}})
+    assert other.iloc[0]["note"].startswith("workers 176 vs paper 170. unverified")
+    assert other.iloc[0]["rel_diff_workers"] == pytest.approx(6 / 170)
+    unknown = {**block, "tasks": None, "claims": None, "workers": None}
+    none = compare_with_paper(stats, paper, published={"product": unknown}).iloc[0]
+    assert none["note"] == "unverified" and pd.isna(none["paper_tasks"])
+    assert compare_with_paper(stats, paper).iloc[0][["paper", "note"]].tolist() == ["", ""]
+
+
+def test_benchmark_datasets_declare_type_and_k_in_config(default_config, mirror):
+    """The default config declares what the benchmark stage needs: product K = 2, dog K = 4,
+    emotion continuous in [-100, 100]; and the mirror's files agree with the declaration."""
+    declared = {name: answer_type_of(default_config, name) for name in TI_SPECS}
+    assert {n: (s.kind, s.domain_size, s.value_range) for n, s in declared.items()} == {
+        "product": ("categorical", 2, None), "dog": ("categorical", 4, None),
+        "emotion": ("continuous", None, (-100.0, 100.0))}
+    folder = mirror / "truth_inference_benchmark"
+    for name, spec in declared.items():
+        block = default_config["datasets"][name]
+        assert block["answers_file"] == f"truth_inference_benchmark/{name}_answer.csv"
+        assert block["truth_file"] == f"truth_inference_benchmark/{name}_truth.csv"
+        read_answer_table(folder / f"{name}_answer.csv", folder / f"{name}_truth.csv", spec)
+    with pytest.raises(DataError, match="outside the label domain 0..2"):  # dog is not K = 3
+        read_answer_table(folder / "dog_answer.csv", folder / "dog_truth.csv",
+                          AnswerType("categorical", 3, key="datasets.dog"))

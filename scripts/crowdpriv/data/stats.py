@@ -1,10 +1,13 @@
-"""Dataset statistics (PrisCrowd Table 1 of the PDF extract; LDP-sparse Table II).
+"""Dataset statistics (PrisCrowd Table 1 of the PDF extract; LDP-sparse Table II; Zheng et al.
+2017 Table 5 for the truth-inference benchmark, when its numbers are filled in config).
 
 Sparsity follows LDP-sparse Sec. VI-B: for each source (worker), the fraction of the dataset's
 objects (tasks) it did not answer; the table reports its minimum, maximum and average.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -116,22 +119,36 @@ def _fmt(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() else f"{x:.6g}"
 
 
-def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame,
+                       published: Mapping[str, Mapping] | None = None) -> pd.DataFrame:
     """Put each dataset's statistics beside the paper's and note every mismatch.
 
     ``stats`` has one row per dataset (column ``dataset`` plus :func:`dataset_statistics` keys);
     ``paper`` is ``paper_values/dataset_stats.csv`` (its ``sources``/``objects`` columns are the
-    papers' words for workers/tasks). Adds ``paper``, ``paper_*`` columns, ``rel_diff_*`` for
-    the counts, and ``note``: the computed differences followed by the dataset's explanation
-    (empty where everything matches).
+    papers' words for workers/tasks). ``published`` gives, for datasets whose paper has no row
+    there, the config block ``datasets.<name>.published`` (``paper``, ``tasks``, ``claims``,
+    ``workers``, ``note``; a None count is one nobody verified). Adds ``paper``, ``paper_*``
+    columns, ``rel_diff_*`` for the counts, and ``note``: the computed differences followed by
+    the dataset's explanation (empty where everything matches), or a published block's note
+    where it has no count to compare.
     """
     keyed = paper.rename(columns={"sources": "workers", "objects": "tasks"}).set_index(
         ["paper", "dataset"])
+    published = dict(published or {})
+    mapping = dict(PAPER_DATASET)
+    if published:
+        extra = pd.DataFrame([
+            {"paper": block["paper"], "dataset": name,
+             **{col: np.nan if block.get(col) is None else float(block[col])
+                for col in ("workers", "tasks", "claims")}}
+            for name, block in published.items()]).set_index(["paper", "dataset"])
+        keyed = pd.concat([keyed, extra])
+        mapping.update({name: (block["paper"], name) for name, block in published.items()})
     columns = ["workers", "tasks", "claims", "sparsity_min", "sparsity_max", "sparsity_avg"]
     rows = []
     for record in stats.to_dict("records"):
         name = record["dataset"]
-        key = PAPER_DATASET.get(name)
+        key = mapping.get(name)
         row = dict(record)
         row["paper"] = key[0] if key else ""
         diffs = []
@@ -149,8 +166,11 @@ def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame
                 f"the paper's own counts imply average sparsity 1 - claims/(workers*tasks) = "
                 f"{implied:.6f}, not its printed {row['paper_sparsity_avg']:.6f}"
             )
+        explanation = EXPLANATIONS.get(name) or published.get(name, {}).get("note", "")
+        unchecked = name in published and all(
+            pd.isna(row[f"paper_{c}"]) for c in ("workers", "tasks", "claims"))
         row["note"] = (
-            "; ".join(diffs) + ". " + EXPLANATIONS.get(name, "") if diffs else ""
+            "; ".join(diffs) + ". " + explanation if diffs else explanation if unchecked else ""
         ).strip()
         rows.append(row)
     return pd.DataFrame(rows)
