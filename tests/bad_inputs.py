@@ -24,7 +24,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from crowdpriv._checks import ParameterError  # noqa: E402
-from crowdpriv.data import ChecksumError, fetch_verified, import_claims_table  # noqa: E402
+from crowdpriv.data import (  # noqa: E402
+    AnswerType,
+    ChecksumError,
+    fetch_verified,
+    import_claims_table,
+    read_answer_table,
+)
 from crowdpriv.data.acquire import verify_local_copy  # noqa: E402
 from crowdpriv.ldp_sparse._experiments import _check_epsilons  # noqa: E402
 from crowdpriv.pptd import weight_comparison  # noqa: E402
@@ -78,6 +84,21 @@ def _align(d, claims, truth, require):
     c, t = _write(d, "claims.csv", claims), _write(d, "truth.csv", truth)
     tasks = read_claims(c)["task"].unique()
     return align_truth(read_truth(t), tasks, t, require=require)
+
+
+GOOD_ANSWERS = "question,worker,answer\nq1,w1,0\nq1,w2,1\nq2,w1,1\n"
+GOOD_GOLD = "question,truth\nq1,1\nq2,0\n"
+PRODUCT = AnswerType("categorical", 2, key="datasets.product")
+EMOTION = AnswerType("continuous", value_range=(-100, 100), key="datasets.emotion")
+
+
+def answer_table_case(name, answers, truth, expect, spec=PRODUCT):
+    """Zheng et al.'s answer.csv/truth.csv pair (rule preprocess_answer_table)."""
+    def run(d):
+        return read_answer_table(_write(d, "answer.csv", answers), _write(d, "truth.csv", truth),
+                                 spec)
+
+    return Case(f"benchmark answers: {name}", run, DataError, expect)
 
 
 def _config_error(edit):
@@ -187,6 +208,30 @@ CASES = [
                ["line 3", "duplicate row for task='t1'", "one truth row per task"]),
     truth_case("gold label outside the domain", "task,truth\nt1,7\n",
                ["line 2", "column 'truth'", "outside the label domain 0..4"], **LABELS),
+    answer_table_case("another header", "task,worker,value\nq1,w1,0\n", GOOD_GOLD,
+                      ["answer.csv", "lacks column(s) ['question', 'answer']"]),
+    answer_table_case("extra column", "question,worker,answer,time\nq1,w1,0,3\n", GOOD_GOLD,
+                      ["answer.csv", "line 1", "expected exactly"]),
+    answer_table_case("blank question id", "question,worker,answer\nq1,w1,0\n,w1,1\n",
+                      GOOD_GOLD,
+                      ["answer.csv", "line 3", "column 'question'", "empty question id"]),
+    answer_table_case("duplicate (question, worker)", GOOD_ANSWERS + "q1,w1,1\n", GOOD_GOLD,
+                      ["answer.csv", "line 5", "duplicate row for question='q1', worker='w1'"]),
+    answer_table_case("label outside K (product, K = 2)", "question,worker,answer\nq1,w1,2\n",
+                      GOOD_GOLD, ["answer.csv", "line 2", "outside the label domain 0..1",
+                                  "datasets.product.domain_size = 2"]),
+    answer_table_case("non-integer label", "question,worker,answer\nq1,w1,0.5\n", GOOD_GOLD,
+                      ["answer.csv", "line 2", "outside the label domain", "'0.5'"]),
+    answer_table_case("non-finite value (emotion)", "question,worker,answer\nq1,w1,nan\n",
+                      GOOD_GOLD, ["answer.csv", "line 2", "not finite"], EMOTION),
+    answer_table_case("value outside value_range (emotion)",
+                      "question,worker,answer\nq1,w1,101\nq2,w1,0\n", GOOD_GOLD,
+                      ["answer.csv", "line 2", "outside the range [-100, 100]",
+                       "datasets.emotion.value_range"], EMOTION),
+    answer_table_case("truth for an unknown question", GOOD_ANSWERS, GOOD_GOLD + "q9,1\n",
+                      ["truth.csv", "line 4", "column 'question'", "nobody answered", "'q9'"]),
+    answer_table_case("question without truth", GOOD_ANSWERS + "q3,w1,0\n", GOOD_GOLD,
+                      ["answer.csv", "line 5", "no truth row in", "'q3'"]),
     Case("custom dataset: blank id in truth", lambda d: _custom(d, GOOD_CLAIMS, "task,truth\n,1\n"),
          DataError, ["truth.csv", "line 2", "empty task id"]),
     Case("PrisCrowd: every object has one claim",

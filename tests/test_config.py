@@ -73,14 +73,29 @@ def test_negative_repetitions_rejected(root, default_config):
     [
         (("seed",), -5, "-5 is less than the minimum"),
         (("raw", "web", "web_processed_data.mat", "sha256"), "xyz", "does not match"),
+        (("raw", "truth_inference_benchmark", "dog_answer.csv", "url"),
+         "https://example.org/s4_Dog data/answer.csv", "does not match"),
         (("datasets", "adultcontent", "duplicate_policy"), "middle", "is not one of"),
         (("datasets", "stock_surrogate", "coverage"), [0.0, 1.0], "less than or equal to"),
         (("datasets", "indoor_surrogate", "workers"), 1, "less than the minimum"),
+        (("datasets", "product", "answer_type"), "ordinal", "is not one of"),
+        (("datasets", "dog", "domain_size"), 1, "less than the minimum"),
+        (("datasets", "emotion", "domain_size"), 4, "should not be valid under"),
+        (("datasets", "product", "value_range"), [0, 1], "should not be valid under"),
+        (("datasets", "emotion", "value_range"), [0], "is too short"),
+        (("datasets", "emotion", "answers_file"), "emotion_answer.csv", "does not match"),
+        (("datasets", "product", "published", "tasks"), 0, "less than the minimum"),
     ],
 )
 def test_bad_values_named(root, default_config, path, value, message):
     _set(default_config, path, value)
     with pytest.raises(WorkflowError, match=message):
+        _validate(root, default_config)
+
+
+def test_categorical_dataset_needs_its_domain_size(root, default_config):
+    del default_config["datasets"]["dog"]["domain_size"]
+    with pytest.raises(WorkflowError, match="'domain_size' is a required property"):
         _validate(root, default_config)
 
 

@@ -8,12 +8,16 @@ import pytest
 
 from crowdpriv.data import (
     STOCK_ATTRIBUTES,
+    AnswerType,
+    answer_type_of,
     build_stock_dataset,
+    compare_with_paper,
     dataset_statistics,
     filter_population_claims,
     parse_pop_tuples,
     pop_tuples_to_claims,
     read_adultcontent,
+    read_answer_table,
     read_clean_stock_claims,
     read_pop_data_csv,
     read_population_truth,
@@ -21,9 +25,11 @@ from crowdpriv.data import (
     read_web_mat,
     simulate_indoor,
     simulate_stock_sources,
+    value_summary,
 )
 from crowdpriv.seeds import derive_rng
 from crowdpriv.tables import claims_to_matrix, read_claims
+from crowdpriv.validate import DataError
 
 
 # --- population -------------------------------------------------------------------------------
@@ -269,3 +275,201 @@ def test_claims_matrix_and_sparsity():
     assert (stats["sparsity_min"], stats["sparsity_max"], stats["sparsity_avg"]) == (0.0, 0.5, 0.25)
     with pytest.raises(ValueError, match="duplicate claim for task 'a' by worker 's1'"):
         claims_to_matrix(pd.concat([claims, claims.iloc[:1]]))
+
+
+# --- Zheng et al.'s truth-inference benchmark: product, dog, emotion ---------------------------
+
+TI_SPECS = {
+    "product": AnswerType("categorical", 2, key="datasets.product"),
+    "dog": AnswerType("categorical", 4, key="datasets.dog"),
+    "emotion": AnswerType("continuous", value_range=(-100, 100), key="datasets.emotion"),
+}
+
+
+def _source_md_counts(mirror):
+    """{dataset: (answers, tasks, workers, truths)} from the group's SOURCE.md table."""
+    import re
+
+    text = (mirror / "truth_inference_benchmark" / "SOURCE.md").read_text()
+    rows = re.findall(r"^\| (product|emotion|dog) \| [^|]+ \| ([\d,]+) \| ([\d,]+) \| ([\d,]+) \| "
+                      r"([\d,]+) \|", text, flags=re.M)
+    return {name: tuple(int(n.replace(",", "")) for n in counts) for name, *counts in rows}
+
+
+@pytest.mark.parametrize("name", sorted(TI_SPECS))
+def test_truth_inference_counts_equal_source_md(mirror, name):
+    """Answers, tasks, workers and truths of each dataset are SOURCE.md's (measured there with
+    plain Python); every task has a truth; labels and values as SOURCE.md describes them."""
+    counts = _source_md_counts(mirror)
+    assert sorted(counts) == ["dog", "emotion", "product"]
+    folder = mirror / "truth_inference_benchmark"
+    claims, truth = read_answer_table(folder / f"{name}_answer.csv", folder / f"{name}_truth.csv",
+                                      TI_SPECS[name])
+    stats = dataset_statistics(claims, truth)
+    ours = (stats["claims"], stats["tasks"], stats["workers"], len(truth))
+    assert ours == counts[name]
+    assert stats["tasks_with_truth"] == stats["tasks"] == len(truth)
+    assert list(claims.columns) == ["task", "worker", "value"]
+    assert list(truth.columns) == ["task", "truth"]
+    summary = value_summary(claims, TI_SPECS[name])
+    if name == "product":  # SOURCE.md: 19,834 zeros, 5,111 ones
+        assert summary["label_counts"] == "0: 19834; 1: 5111"
+    elif name == "dog":
+        assert set(claims["value"]) == set(truth["truth"]) == {0.0, 1.0, 2.0, 3.0}
+    else:
+        assert (summary["value_min"], summary["value_max"]) == (-100.0, 100.0)
+        assert not np.signbit(claims["value"].to_numpy()[claims["value"].to_numpy() == 0]).any()
+
+
+GOOD_ANSWERS = "question,worker,answer\nq2,w1,1\nq1,w1,0\nq1,w2,1\n"
+GOOD_GOLD = "question,truth\nq1,1\nq2,0\n"
+
+
+def _ti(tmp_path, answers=GOOD_ANSWERS, gold=GOOD_GOLD, spec=TI_SPECS["product"]):
+    (tmp_path / "answer.csv").write_text(answers)
+    (tmp_path / "truth.csv").write_text(gold)
+    return read_answer_table(tmp_path / "answer.csv", tmp_path / "truth.csv", spec)
+
+
+def test_truth_inference_reader_holds_on_a_good_pair(tmp_path):
+    claims, truth = _ti(tmp_path)
+    assert claims.to_dict("list") == {"task": ["q1", "q1", "q2"], "worker": ["w1", "w2", "w1"],
+                                      "value": [0.0, 1.0, 1.0]}
+    assert truth.to_dict("list") == {"task": ["q1", "q2"], "truth": [1.0, 0.0]}
+    claims, _ = _ti(tmp_path, "question,worker,answer\nq1,w1,-0\nq2,w1,-100\n",
+                    "question,truth\nq1,100\nq2,-0\n", TI_SPECS["emotion"])
+    assert claims["value"].tolist() == [0.0, -100.0] and not np.signbit(claims["value"][0])
+
+
+# Each check: an input it lets through (holds) and one it stops (fails), with the message's
+# file, line, column and value. (spec, good answers, good truth, bad answers, bad truth, file,
+# fragments.)
+_P, _E = TI_SPECS["product"], TI_SPECS["emotion"]
+TI_CHECKS = {
+    "answers header": (_P, GOOD_ANSWERS, None, "task,worker,value\nq1,w1,0\n", None, "answer.csv",
+                       ["lacks column(s) ['question', 'answer']",
+                        "found ['task', 'worker', 'value']",
+                        "Name the header question, worker, answer"]),
+    "extra column": (_P, GOOD_ANSWERS, None, "question,worker,answer,time\nq1,w1,0,3\n", None,
+                     "answer.csv", ["line 1", "expected exactly ['question', 'worker', 'answer']",
+                                    "'question,worker,answer,time'"]),
+    "truth header": (_P, None, GOOD_GOLD, None, "question,gold\nq1,1\n", "truth.csv",
+                     ["lacks column(s) ['truth']"]),
+    "blank question id": (_P, "question,worker,answer\nq1,w1,0\nq2,w1,1\n", None,
+                          "question,worker,answer\nq1,w1,0\n,w1,1\n", None, "answer.csv",
+                          ["line 3", "column 'question'", "empty question id", "value ''"]),
+    "blank worker id": (_P, None, None, "question,worker,answer\nq1,w1,0\nq2, ,1\n", None,
+                        "answer.csv", ["line 3", "column 'worker'", "empty worker id"]),
+    "duplicate (question, worker)": (
+        _P, "question,worker,answer\nq1,w1,0\nq1,w2,0\nq2,w1,1\n", None,
+        "question,worker,answer\nq1,w1,0\nq2,w1,1\nq1,w1,1\n", None, "answer.csv",
+        ["line 4", "duplicate row for question='q1', worker='w1'"]),
+    "label above K-1": (_P, "question,worker,answer\nq1,w1,1\nq2,w1,0\n", None,
+                        "question,worker,answer\nq1,w1,2\nq2,w1,0\n", None, "answer.csv",
+                        ["line 2", "column 'answer'", "outside the label domain 0..1",
+                         "datasets.product.domain_size = 2", "value '2'"]),
+    "non-integer label": (_P, "question,worker,answer\nq1,w1,1.0\nq2,w1,0\n", None,
+                          "question,worker,answer\nq1,w1,0.5\nq2,w1,0\n", None, "answer.csv",
+                          ["line 2", "column 'answer'", "value '0.5'"]),
+    "non-finite answer": (_E, "question,worker,answer\nq1,w1,3\nq2,w1,-3\n", None,
+                          "question,worker,answer\nq1,w1,3\nq2,w1,inf\n", None, "answer.csv",
+                          ["line 3", "column 'answer'", "not finite", "'inf'"]),
+    "non-numeric answer": (_E, None, None, "question,worker,answer\nq1,w1,yes\nq2,w1,1\n", None,
+                           "answer.csv", ["line 2", "column 'answer'", "not a number", "'yes'"]),
+    "value outside value_range": (
+        _E, "question,worker,answer\nq1,w1,100\nq2,w1,-100\n", None,
+        "question,worker,answer\nq1,w1,100\nq2,w1,-101\n", None, "answer.csv",
+        ["line 3", "column 'answer'", "outside the range [-100, 100]",
+         "datasets.emotion.value_range", "value '-101'"]),
+    "truth label out of domain": (_P, None, "question,truth\nq1,1\nq2,0\n", None,
+                                  "question,truth\nq1,1\nq2,3\n", "truth.csv",
+                                  ["line 3", "column 'truth'", "outside the label domain 0..1"]),
+    "duplicate truth": (_P, None, None, None, "question,truth\nq1,1\nq2,0\nq1,0\n", "truth.csv",
+                        ["line 4", "duplicate row for question='q1'", "one truth row"]),
+    "truth for an unknown question": (
+        _P, None, None, None, "question,truth\nq1,1\nq2,0\nq9,1\n", "truth.csv",
+        ["line 4", "column 'question'", "nobody answered", "value 'q9'"]),
+    "question without truth": (
+        _P, None, None, "question,worker,answer\nq2,w1,1\nq1,w1,0\nq3,w2,1\n", None, "answer.csv",
+        ["line 4", "column 'question'", "no truth row in", "truth.csv", "value 'q3'"]),
+}
+
+
+@pytest.mark.parametrize("check", sorted(TI_CHECKS))
+def test_truth_inference_reader_check_holds_and_fails(tmp_path, check):
+    spec, good_a, good_t, bad_a, bad_t, file, fragments = TI_CHECKS[check]
+    good_a = good_a or (GOOD_ANSWERS if spec is _P else "question,worker,answer\nq1,w1,5\n"
+                        "q2,w1,-5\n")
+    good_t = good_t or (GOOD_GOLD if spec is _P else "question,truth\nq1,5\nq2,-5\n")
+    claims, truth = _ti(tmp_path, good_a, good_t, spec)  # holds
+    assert len(claims) == good_a.count("\n") - 1 and len(truth) == good_t.count("\n") - 1
+    with pytest.raises(DataError) as err:  # fails
+        _ti(tmp_path, bad_a or good_a, bad_t or good_t, spec)
+    message = str(err.value)
+    assert str(tmp_path / file) in message
+    missing = [f for f in fragments if f not in message]
+    assert not missing, (missing, message)
+
+
+def test_answer_type_of_reads_the_config_block():
+    config = {"datasets": {"product": {"answer_type": "categorical", "domain_size": 2},
+                           "emotion": {"answer_type": "continuous", "value_range": [-100, 100]},
+                           "web": {}}}
+    product = answer_type_of(config, "product")
+    assert (product.kind, product.domain_size, product.value_range) == ("categorical", 2, None)
+    emotion = answer_type_of(config, "emotion")
+    assert (emotion.kind, emotion.domain_size, emotion.value_range) == ("continuous", None,
+                                                                        (-100.0, 100.0))
+    assert AnswerType(**emotion.to_dict()) == emotion
+    with pytest.raises(ValueError, match=r"datasets.web declares no answer_type .*'emotion', "
+                                         r"'product'"):
+        answer_type_of(config, "web")
+    with pytest.raises(ValueError, match="dataset 'nope' has no block"):
+        answer_type_of(config, "nope")
+    config["datasets"]["product"]["domain_size"] = 1
+    with pytest.raises(ValueError, match="datasets.product.domain_size must be an integer >= 2"):
+        answer_type_of(config, "product")
+    config["datasets"]["emotion"]["value_range"] = [5, 5]
+    with pytest.raises(ValueError, match=r"datasets.emotion.value_range must be finite"):
+        answer_type_of(config, "emotion")
+    with pytest.raises(ValueError, match="answer_type must be one of"):
+        AnswerType("ordinal")
+
+
+def test_published_numbers_from_config_beside_ours():
+    """compare_with_paper takes a dataset's paper numbers from its config block: equal counts
+    give no note, a differing one is named, null counts (unverified) show the block's note."""
+    stats = pd.DataFrame([{"dataset": "product", "workers": 176, "tasks": 8315, "claims": 24945,
+                           "sparsity_min": 0.6, "sparsity_max": 0.99, "sparsity_avg": 0.98}])
+    paper = pd.DataFrame(columns=["paper", "dataset", "sources", "objects", "claims",
+                                  "sparsity_max", "sparsity_min", "sparsity_avg", "note"])
+    block = {"paper": "Zheng et al. 2017", "table": "Table 5", "tasks": 8315, "claims": 24945,
+             "workers": 176, "note": "unverified"}
+    same = compare_with_paper(stats, paper, published={"product": block}).iloc[0]
+    assert same["paper"] == "Zheng et al. 2017" and same["note"] == ""
+    assert (same["paper_tasks"], same["paper_claims"], same["paper_workers"]) == (8315, 24945, 176)
+    other = compare_with_paper(stats, paper, published={"product": {**block, "workers": 170}})
+    assert other.iloc[0]["note"].startswith("workers 176 vs paper 170. unverified")
+    assert other.iloc[0]["rel_diff_workers"] == pytest.approx(6 / 170)
+    unknown = {**block, "tasks": None, "claims": None, "workers": None}
+    none = compare_with_paper(stats, paper, published={"product": unknown}).iloc[0]
+    assert none["note"] == "unverified" and pd.isna(none["paper_tasks"])
+    assert compare_with_paper(stats, paper).iloc[0][["paper", "note"]].tolist() == ["", ""]
+
+
+def test_benchmark_datasets_declare_type_and_k_in_config(default_config, mirror):
+    """The default config declares what the benchmark stage needs: product K = 2, dog K = 4,
+    emotion continuous in [-100, 100]; and the mirror's files agree with the declaration."""
+    declared = {name: answer_type_of(default_config, name) for name in TI_SPECS}
+    assert {n: (s.kind, s.domain_size, s.value_range) for n, s in declared.items()} == {
+        "product": ("categorical", 2, None), "dog": ("categorical", 4, None),
+        "emotion": ("continuous", None, (-100.0, 100.0))}
+    folder = mirror / "truth_inference_benchmark"
+    for name, spec in declared.items():
+        block = default_config["datasets"][name]
+        assert block["answers_file"] == f"truth_inference_benchmark/{name}_answer.csv"
+        assert block["truth_file"] == f"truth_inference_benchmark/{name}_truth.csv"
+        read_answer_table(folder / f"{name}_answer.csv", folder / f"{name}_truth.csv", spec)
+    with pytest.raises(DataError, match="outside the label domain 0..2"):  # dog is not K = 3
+        read_answer_table(folder / "dog_answer.csv", folder / "dog_truth.csv",
+                          AnswerType("categorical", 3, key="datasets.dog"))

@@ -63,6 +63,79 @@ def test_bad_sha256_in_config(tmp_path):
         fetch_verified(tmp_path / "x", sha256="abc", mirror_path=source)
 
 
+def test_download_of_a_quoted_url_with_a_space(tmp_path):
+    """Upstream paths with a space (zhydhkcws/crowd_truth_infer's `s4_Dog data`) are fetched
+    through their URL-quoted form (%20), as config lists them."""
+    folder = tmp_path / "s4_Dog data"
+    folder.mkdir()
+    source, digest = _file(folder, "answer.csv", b"question,worker,answer\n1,1,3\n")
+    assert "%20" in source.as_uri()
+    dest = tmp_path / "out" / "dog_answer.csv"
+    assert fetch_verified(dest, sha256=digest, url=source.as_uri()) == "download"
+    assert dest.read_bytes() == source.read_bytes()
+
+
+# --- the truth-inference benchmark group (Zheng et al. 2017's datasets) ------------------------
+
+TI_GROUP = "truth_inference_benchmark"
+
+
+def _source_md_rows(mirror):
+    """(file, commit, path in repo, bytes, sha256) of each row of the group's SOURCE.md table."""
+    import re
+
+    text = (mirror / TI_GROUP / "SOURCE.md").read_text()
+    commit = re.search(r"crowd_truth_infer @ ([0-9a-f]{40})", text).group(1)
+    rows = re.findall(r"^\| (\w+\.csv) \| [^|]+ \| ([^|]+?) \| (\d+) \| ([0-9a-f]{64}) \|$",
+                      text, flags=re.M)
+    return commit, rows
+
+
+def test_truth_inference_pins_match_source_md(mirror, default_config):
+    """config raw.truth_inference_benchmark: each file's URL (URL-quoted path at SOURCE.md's
+    commit), size and sha256 are SOURCE.md's, and the mirror holds exactly those bytes."""
+    from urllib.parse import quote
+
+    commit, rows = _source_md_rows(mirror)
+    group = default_config["raw"][TI_GROUP]
+    assert sorted(name for name, *_ in rows) == sorted(group) and len(rows) == 6
+    for name, path, size, digest in rows:
+        entry = group[name]
+        upstream = f"https://raw.githubusercontent.com/zhydhkcws/crowd_truth_infer/{commit}"
+        assert entry["url"] == f"{upstream}/{quote(path)}", name
+        assert (entry["size"], entry["sha256"]) == (int(size), digest), name
+        copy = mirror / TI_GROUP / name
+        assert (copy.stat().st_size, sha256_of(copy)) == (int(size), digest), name
+    dog = group["dog_answer.csv"]["url"]
+    assert " " not in dog and "s4_Dog%20data" in dog
+
+
+def test_truth_inference_file_from_mirror_then_corrupt_copy_rejected(mirror, default_config,
+                                                                      tmp_path):
+    """dog_answer.csv: the mirror copy (<mirror_dir>/<group>/<file>) is taken and verified; a
+    copy with one byte changed (same size) is rejected, naming both digests, leaving nothing."""
+    entry = default_config["raw"][TI_GROUP]["dog_answer.csv"]
+    pins = dict(sha256=entry["sha256"], size=entry["size"], url=None)
+    dest = tmp_path / "data" / "raw" / TI_GROUP / "dog_answer.csv"
+    good = mirror / TI_GROUP / "dog_answer.csv"
+    assert fetch_verified(dest, mirror_path=good, **pins) == "mirror"
+    assert dest.read_bytes() == good.read_bytes()
+
+    corrupt = tmp_path / "mirror" / TI_GROUP / "dog_answer.csv"
+    corrupt.parent.mkdir(parents=True)
+    data = bytearray(good.read_bytes())
+    data[-2] = ord("0") if data[-2] != ord("0") else ord("1")  # one label changed
+    corrupt.write_bytes(bytes(data))
+    dest2 = tmp_path / "other" / "dog_answer.csv"
+    with pytest.raises(ChecksumError) as err:
+        fetch_verified(dest2, mirror_path=corrupt, **pins)
+    message = str(err.value)
+    assert "not the pinned file" in message and entry["sha256"] in message
+    assert f"sha256 {sha256_of(corrupt)}, expected {entry['sha256']}" in message
+    assert "bytes, expected" not in message  # same size: only the digest differs
+    assert list(dest2.parent.iterdir()) == []
+
+
 def _snakemake(root, workdir, *args):
     return subprocess.run(
         [sys.executable, "-m", "snakemake", "-s", str(root / "Snakefile"), "-d", str(workdir),
@@ -72,20 +145,22 @@ def _snakemake(root, workdir, *args):
 
 
 @pytest.mark.e2e
-def test_workflow_rejects_corrupt_mirror_file(root, tmp_path):
+@pytest.mark.parametrize("group, name", [("web", "web_processed_data.mat"),
+                                         (TI_GROUP, "dog_answer.csv")])
+def test_workflow_rejects_corrupt_mirror_file(root, tmp_path, default_config, group, name):
     """A checksum-failing file stops the run with a clear message and leaves no output."""
-    mirror = tmp_path / "mirror" / "web"
+    mirror = tmp_path / "mirror" / group
     mirror.mkdir(parents=True)
-    (mirror / "web_processed_data.mat").write_bytes(b"corrupted copy")
+    (mirror / name).write_bytes(b"corrupted copy")
     work = tmp_path / "work"
-    target = "data/raw/web/web_processed_data.mat"
+    target = f"data/raw/{group}/{name}"
     result = _snakemake(root, work, target, "--config", f"mirror_dir={tmp_path / 'mirror'}")
     assert result.returncode != 0
-    log = (work / "results/logs/data/fetch/web/web_processed_data.mat.log").read_text()
-    assert "not the pinned file" in log and "web_processed_data.mat" in log
-    assert "ced56d6819b7102b30ec35bdbc2db68a31f819d6c7d653c07b087f1274ff7d5e" in log
+    log = (work / f"results/logs/data/fetch/{group}/{name}.log").read_text()
+    assert "not the pinned file" in log and name in log
+    assert default_config["raw"][group][name]["sha256"] in log
     assert not (work / target).exists()
-    assert not any((work / "data/raw/web").glob("*.part"))
+    assert not any((work / f"data/raw/{group}").glob("*.part"))
 
 
 @pytest.mark.e2e

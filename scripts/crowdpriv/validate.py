@@ -24,6 +24,7 @@ __all__ = [
     "parse_finite",
     "check_unique",
     "check_labels",
+    "check_range",
     "resolve_duplicates",
 ]
 
@@ -85,8 +86,9 @@ def read_csv_strict(path: str | Path, required: list[str], what: str,
     if missing:
         raise DataError(
             path, f"{what} table lacks column(s) {missing}; found {list(df.columns)}",
-            remedy=f"Name the header {', '.join(required)} (object and source are accepted as "
-            "aliases of task and worker)")
+            remedy=f"Name the header {', '.join(required)}" + (
+                f" ({' and '.join(aliases)} are accepted as aliases of "
+                f"{' and '.join(aliases.values())})" if aliases else ""))
     if df.empty:
         raise DataError(path, f"the {what} table is empty (a header but no data rows)",
                         remedy="Add rows, or remove the dataset from config")
@@ -152,6 +154,21 @@ def check_labels(values: np.ndarray, path: str | Path, column: str, domain_size:
             f"{key} = {domain_size} ({bad.size} row(s) in all)", line=_line(bad[0]),
             column=column, value=f"{float(values[bad[0]]):g}",
             remedy=f"Code labels as integers 0..{domain_size - 1}, or change {key}")
+
+
+def check_range(values: np.ndarray, path: str | Path, column: str, low: float, high: float, *,
+                key: str) -> None:
+    """Raise :class:`DataError` unless every value lies in ``[low, high]``.
+
+    ``key`` is the config key declaring the range (e.g. ``datasets.emotion.value_range``).
+    """
+    values = np.asarray(values, dtype=float)
+    bad = np.flatnonzero((values < low) | (values > high))
+    if bad.size:
+        raise DataError(
+            path, f"{column} is outside the range [{low:g}, {high:g}] declared by {key} "
+            f"({bad.size} row(s) in all)", line=_line(bad[0]), column=column,
+            value=f"{float(values[bad[0]]):g}", remedy=f"Fix or delete the row, or change {key}")
 
 
 def resolve_duplicates(df: pd.DataFrame, keys: list[str], *, keep: str, policy: str

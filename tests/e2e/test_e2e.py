@@ -76,6 +76,13 @@ def test_dataset_statistics(full_run):
     assert stats.loc["indoor_surrogate", "workers"] == 40  # the tiny config's size
     assert stats.loc["adultcontent", "claims_casefold"] == 89796
     assert "SURROGATE" in stats.loc["stock_surrogate", "note"]
+    # Zheng et al.'s benchmark datasets: SOURCE.md's counts, every task with truth
+    for name, counts in {"product": [176, 8315, 24945], "dog": [109, 807, 8070],
+                         "emotion": [38, 700, 7000]}.items():
+        assert stats.loc[name, ["workers", "tasks", "claims"]].tolist() == counts, name
+        assert stats.loc[name, "tasks_with_truth"] == counts[1], name
+    assert stats.loc["product", "label_counts"] == "0: 19834; 1: 5111"
+    assert stats.loc["emotion", ["value_min", "value_max"]].tolist() == [-100, 100]
 
 
 def test_rerun_is_byte_identical(full_run, tmp_path, mirror):

@@ -8,6 +8,7 @@ from snakemake.utils import validate
 validate(config, schema="../schemas/config.schema.yaml")
 
 sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
+from crowdpriv.data import answer_type_of  # noqa: E402
 from crowdpriv.readings import parse_readings, reading_config  # noqa: E402
 from crowdpriv.mechanisms import (
     get as get_mechanism,
@@ -32,6 +33,9 @@ os.environ.update(
     }
 )
 
+#: Zheng et al.'s truth-inference benchmark datasets, read from answer/truth tables by rule
+#: preprocess_answer_table (config datasets.<name>: files, answer_type, published numbers).
+ANSWER_TABLE_DATASETS = ["product", "dog", "emotion"]
 #: Datasets the pipeline builds from the papers' data: data/processed/<dataset>/{claims,truth}.csv.
 BUILTIN_DATASETS = [
     "population",
@@ -39,6 +43,7 @@ BUILTIN_DATASETS = [
     "indoor_surrogate",
     "web",
     "adultcontent",
+    *ANSWER_TABLE_DATASETS,
 ]
 #: The user's own datasets (config `custom_datasets`), imported by rule import_custom_dataset.
 CUSTOM_DATASETS = list(config.get("custom_datasets", {}))
@@ -195,6 +200,47 @@ def population_inputs(wildcards):
     return {
         "claims": raw_file("population", claims),
         "truth": raw_file("population", "popAnswersOut.txt"),
+    }
+
+
+def answer_table_inputs(wildcards):
+    """Raw answers and truth files of a benchmark dataset: its config block names
+    each as <raw group>/<file>, pinned under raw (mirror: <mirror_dir>/<group>/<file>).
+    """
+    cfg = config["datasets"][wildcards.dataset]
+    inputs = {}
+    for kind in ("answers", "truth"):
+        relative = cfg[f"{kind}_file"]
+        group, _, name = relative.partition("/")
+        if name not in config["raw"].get(group, {}):
+            raise ValueError(
+                f"datasets.{wildcards.dataset}.{kind}_file = {relative!r} is not listed "
+                f"under raw (as raw.<group>.<file>)"
+            )
+        inputs[kind] = raw_file(group, name)
+    return inputs
+
+
+def answer_type_param(wildcards):
+    """The job's declared answer type (crowdpriv.data.answer_type_of) as a plain dict."""
+    return answer_type_of(config, wildcards.dataset).to_dict()
+
+
+def answer_types():
+    """{dataset: declared answer type as a dict} (crowdpriv.data.answer_type_of)."""
+    return {
+        name: answer_type_of(config, name).to_dict()
+        for name in DATASETS
+        if "answer_type" in config["datasets"].get(name, {})
+    }
+
+
+def published_numbers():
+    """{dataset: its paper's numbers from config datasets.<name>.published}."""
+    return {
+        name: dict(config["datasets"][name]["published"])
+        for name in DATASETS
+        if "published" in config["datasets"].get(name, {})
     }
 
 

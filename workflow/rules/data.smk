@@ -138,6 +138,31 @@ rule preprocess_indoor_surrogate:
         "../../scripts/preprocess_indoor_surrogate.py"
 
 
+rule preprocess_answer_table:
+    input:
+        unpack(answer_table_inputs),
+    output:
+        claims=processed("{dataset}"),
+        truth=processed("{dataset}", "truth"),
+    log:
+        "results/logs/data/preprocess/{dataset}.log",
+    benchmark:
+        "results/benchmarks/data/preprocess/{dataset}.tsv"
+    wildcard_constraints:
+        dataset="|".join(ANSWER_TABLE_DATASETS),
+    conda:
+        CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    params:
+        raw_pins=raw_pins,
+        answer_type=answer_type_param,
+    script:
+        "../../scripts/preprocess_answer_table.py"
+
+
 rule import_custom_dataset:
     input:
         unpack(custom_dataset_inputs),
@@ -175,5 +200,7 @@ rule datasets:
         CONDA_ENV
     params:
         datasets=DATASETS,
+        answer_types=answer_types(),
+        published=published_numbers(),
     script:
         "../../scripts/dataset_stats.py"

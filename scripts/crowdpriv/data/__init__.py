@@ -1,6 +1,7 @@
 """Data acquisition, dataset readers, surrogate generators and dataset statistics."""
 
 from .acquire import ChecksumError, fetch_verified, mirror_file_url, sha256_of, verify_local_copy
+from .answer_tables import ANSWER_KINDS, AnswerType, answer_type_of, read_answer_table
 from .crowd_labels import read_adultcontent, read_web_mat
 from .custom import import_claims_table
 from .indoor import simulate_indoor
@@ -11,7 +12,7 @@ from .population import (
     read_pop_data_csv,
     read_population_truth,
 )
-from .stats import compare_with_paper, dataset_statistics
+from .stats import compare_with_paper, dataset_statistics, value_summary
 from .stock import (
     STOCK_ATTRIBUTES,
     build_stock_dataset,
@@ -22,6 +23,10 @@ from .stock import (
 )
 
 __all__ = [
+    "ANSWER_KINDS",
+    "AnswerType",
+    "answer_type_of",
+    "read_answer_table",
     "ChecksumError",
     "fetch_verified",
     "mirror_file_url",
@@ -38,6 +43,7 @@ __all__ = [
     "read_population_truth",
     "compare_with_paper",
     "dataset_statistics",
+    "value_summary",
     "STOCK_ATTRIBUTES",
     "build_stock_dataset",
     "parse_stock_number",

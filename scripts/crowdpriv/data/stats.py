@@ -1,4 +1,5 @@
-"""Dataset statistics (PrisCrowd Table 1 of the PDF extract; LDP-sparse Table II).
+"""Dataset statistics (PrisCrowd Table 1 of the PDF extract; LDP-sparse Table II; Zheng et al.
+2017 Table 5 for the truth-inference benchmark, when its numbers are filled in config).
 
 Sparsity follows LDP-sparse Sec. VI-B: for each source (worker), the fraction of the dataset's
 objects (tasks) it did not answer; the table reports its minimum, maximum and average.
@@ -6,10 +7,13 @@ objects (tasks) it did not answer; the table reports its minimum, maximum and av
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
-__all__ = ["dataset_statistics", "compare_with_paper", "PAPER_DATASET", "EXPLANATIONS"]
+__all__ = ["dataset_statistics", "value_summary", "compare_with_paper", "PAPER_DATASET",
+           "EXPLANATIONS"]
 
 #: Which row of ``paper_values/dataset_stats.csv`` each of our datasets is compared with.
 PAPER_DATASET = {
@@ -73,6 +77,35 @@ def dataset_statistics(claims: pd.DataFrame, truth: pd.DataFrame) -> dict:
     }
 
 
+def value_summary(claims: pd.DataFrame, spec=None) -> dict:
+    """The range of a dataset's answers and, for a declared answer type, its kind and labels.
+
+    Parameters
+    ----------
+    claims
+        Tidy claims (``value`` column).
+    spec
+        The dataset's :class:`crowdpriv.data.AnswerType`, or None (undeclared).
+
+    Returns
+    -------
+    dict with ``value_min``, ``value_max``; with ``spec`` also ``answer_type``, ``domain_size``
+    (categorical) and ``label_counts`` (``"0: 19834; 1: 5111"``, every label 0..K-1, one
+    bincount pass).
+    """
+    values = claims["value"].to_numpy(dtype=float)
+    out = {"value_min": float(values.min()) if values.size else np.nan,
+           "value_max": float(values.max()) if values.size else np.nan}
+    if spec is None:
+        return out
+    out["answer_type"] = spec.kind
+    if spec.kind == "categorical":
+        counts = np.bincount(values.astype(np.int64), minlength=spec.domain_size)
+        out["domain_size"] = int(spec.domain_size)
+        out["label_counts"] = "; ".join(f"{label}: {count}" for label, count in enumerate(counts))
+    return out
+
+
 def _implied_avg_sparsity(row: dict) -> float | None:
     """Average sparsity implied by the paper's counts (each worker's answers are distinct)."""
     values = [row.get(f"paper_{c}") for c in ("claims", "workers", "tasks", "sparsity_avg")]
@@ -86,22 +119,36 @@ def _fmt(x: float) -> str:
     return f"{x:,.0f}" if float(x).is_integer() else f"{x:.6g}"
 
 
-def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame:
+def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame,
+                       published: Mapping[str, Mapping] | None = None) -> pd.DataFrame:
     """Put each dataset's statistics beside the paper's and note every mismatch.
 
     ``stats`` has one row per dataset (column ``dataset`` plus :func:`dataset_statistics` keys);
     ``paper`` is ``paper_values/dataset_stats.csv`` (its ``sources``/``objects`` columns are the
-    papers' words for workers/tasks). Adds ``paper``, ``paper_*`` columns, ``rel_diff_*`` for
-    the counts, and ``note``: the computed differences followed by the dataset's explanation
-    (empty where everything matches).
+    papers' words for workers/tasks). ``published`` gives, for datasets whose paper has no row
+    there, the config block ``datasets.<name>.published`` (``paper``, ``tasks``, ``claims``,
+    ``workers``, ``note``; a None count is one nobody verified). Adds ``paper``, ``paper_*``
+    columns, ``rel_diff_*`` for the counts, and ``note``: the computed differences followed by
+    the dataset's explanation (empty where everything matches), or a published block's note
+    where it has no count to compare.
     """
     keyed = paper.rename(columns={"sources": "workers", "objects": "tasks"}).set_index(
         ["paper", "dataset"])
+    published = dict(published or {})
+    mapping = dict(PAPER_DATASET)
+    if published:
+        extra = pd.DataFrame([
+            {"paper": block["paper"], "dataset": name,
+             **{col: np.nan if block.get(col) is None else float(block[col])
+                for col in ("workers", "tasks", "claims")}}
+            for name, block in published.items()]).set_index(["paper", "dataset"])
+        keyed = pd.concat([keyed, extra])
+        mapping.update({name: (block["paper"], name) for name, block in published.items()})
     columns = ["workers", "tasks", "claims", "sparsity_min", "sparsity_max", "sparsity_avg"]
     rows = []
     for record in stats.to_dict("records"):
         name = record["dataset"]
-        key = PAPER_DATASET.get(name)
+        key = mapping.get(name)
         row = dict(record)
         row["paper"] = key[0] if key else ""
         diffs = []
@@ -119,8 +166,11 @@ def compare_with_paper(stats: pd.DataFrame, paper: pd.DataFrame) -> pd.DataFrame
                 f"the paper's own counts imply average sparsity 1 - claims/(workers*tasks) = "
                 f"{implied:.6f}, not its printed {row['paper_sparsity_avg']:.6f}"
             )
+        explanation = EXPLANATIONS.get(name) or published.get(name, {}).get("note", "")
+        unchecked = name in published and all(
+            pd.isna(row[f"paper_{c}"]) for c in ("workers", "tasks", "claims"))
         row["note"] = (
-            "; ".join(diffs) + ". " + EXPLANATIONS.get(name, "") if diffs else ""
+            "; ".join(diffs) + ". " + explanation if diffs else explanation if unchecked else ""
         ).strip()
         rows.append(row)
     return pd.DataFrame(rows)
