@@ -45,7 +45,7 @@ test: setup  ## set up, then run the checks and the test suite (unit + end-to-en
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -q
 
-mutation: setup  ## mutation score of the claims code (not part of make test; ~10 min)
+mutation: setup  ## mutation score of the claims code and the mechanisms (not part of make test)
 	$(BIN)/python tests/mutation/mutate.py --jobs $(CORES)
 
 # KDEm checkout for the PrisCrowd phase-1 comparison (github.com/MengtingWan/KDEm); optional
