@@ -36,6 +36,7 @@ from ._checks import check_in_interval, check_int_at_least, check_nonnegative
 
 __all__ = [
     "Case",
+    "laplace_delta",
     "AuditResult",
     "clopper_pearson",
     "resolvable_epsilon",
@@ -72,12 +73,19 @@ def resolvable_epsilon(samples: int, confidence: float) -> float:
 
 @dataclass(frozen=True)
 class Case:
-    """One audit: a mechanism, a neighbour relation and the sampler of a scalar statistic.
+    """One audit: a mechanism, a pair of neighbouring inputs and the sampler of a scalar
+    statistic.
 
     ``sample(rng, n, which)`` returns ``n`` statistics of M(D) (``which="D"``) or M(D′);
-    ``exact_epsilon`` is the mechanism's exact ε for these neighbours where a closed form
-    exists; ``claimed`` is False for neighbours the paper makes no claim for. Each mechanism
-    writes its own cases (:meth:`crowdpriv.mechanisms.Mechanism.audit_cases`).
+    ``exact_epsilon`` is the mechanism's ε for these neighbours where a closed form exists —
+    the ε of the sampler as it runs when ``float_safe``, else of its law in exact arithmetic;
+    ``claimed`` is False for neighbours outside the paper's rule (the claim says nothing of
+    them; ``note`` says which rule). Cases of one ``family`` test one claim of the paper (one
+    mechanism, one ε and δ, one unit): the claim is judged by the worst of them.
+    ``composition``: what composing the claim over these neighbours' records gives (shown
+    beside, never instead of the claim). ``exact_delta``: for an (ε, δ) claim, the δ the law
+    needs at the claimed ε (its privacy profile; e.g. :func:`laplace_delta`). Each mechanism writes its own cases
+    (:meth:`crowdpriv.mechanisms.Mechanism.audit_cases`).
     """
 
     paper: str
@@ -91,6 +99,23 @@ class Case:
     statistic: str = "output"
     claimed: bool = True
     note: str = ""
+    family: str = ""
+    float_safe: bool = False
+    composition: str = ""
+    exact_delta: float = float("nan")
+
+    @property
+    def claim(self) -> str:
+        """The family this case belongs to (its mechanism when none is named)."""
+        return self.family or self.mechanism
+
+
+def laplace_delta(epsilon: float, exact_epsilon: float) -> float:
+    """The smallest δ with which a Laplace mechanism of pure ε ``exact_epsilon`` (shift/scale)
+    is (ε, δ)-DP: its privacy profile δ(ε) = 1 − e^((ε − ε_a)/2) for ε < ε_a, else 0 (the
+    hockey-stick divergence of two shifted Laplace densities, Balle and Wang 2018)."""
+    a = float(exact_epsilon)
+    return 0.0 if epsilon >= a else float(-np.expm1((epsilon - a) / 2.0))
 
 
 @dataclass(frozen=True)
@@ -118,8 +143,8 @@ def choose_event(x: np.ndarray, y: np.ndarray, *, discrete: bool = False, candid
     """The event of the search sample with the largest ε lower bound, both directions.
 
     ``x`` ~ M(D), ``y`` ~ M(D′) (scalar statistics). Threshold events at ``candidates``
-    quantiles of the pooled sample (every distinct value when ``discrete``: the events
-    ``= v``). Scoring the bound itself, not the ratio, keeps events of tiny probability from
+    quantiles of the pooled sample, at tail quantiles down to 10⁻⁴ and at each side's extremes
+    (every distinct value when ``discrete``: the events ``= v``). Scoring the bound itself, not the ratio, keeps events of tiny probability from
     winning by chance.
     """
     x = np.asarray(x, dtype=np.float64)
@@ -129,7 +154,12 @@ def choose_event(x: np.ndarray, y: np.ndarray, *, discrete: bool = False, candid
         values = np.unique(pooled)
         kinds = [("=", values)]
     else:
-        qs = np.unique(np.quantile(pooled, np.linspace(0.0, 1.0, candidates + 2)[1:-1]))
+        # evenly spaced quantiles, log-spaced tail quantiles (rare events one input produces
+        # and the other seldom does) and each side's extremes
+        tails = np.array([1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.03])
+        levels = np.concatenate([np.linspace(0.0, 1.0, candidates + 2)[1:-1], tails, 1 - tails])
+        qs = np.unique(np.concatenate([np.quantile(pooled, levels),
+                                       [x.min(), x.max(), y.min(), y.max()]]))
         kinds = [(">", qs), ("<", qs)]
     best, best_score = None, -np.inf
     c = 1.0 - (1.0 - confidence) / 2.0

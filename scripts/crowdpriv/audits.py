@@ -30,32 +30,74 @@ __all__ = [
     "floating_point_rows",
     "release_cases",
     "privacy_claims",
+    "family_verdicts",
+    "CLAIM_VERDICTS",
+    "NEIGHBOUR_RULES",
     "caveats",
     "plot_audit",
     "run_audit",
 ]
 
-#: Verdicts of an audit row: violated (refuted at the confidence), exact (the exact
-#: value is within the claim), not refuted (no violation found), not auditable (the claimed ε
-#: exceeds what the sample size can resolve), not claimed (the paper claims nothing here).
-VERDICTS = ("violated", "exact", "not refuted", "not auditable", "not claimed")
-AUDIT_COLUMNS = ("paper", "mechanism", "neighbours", "claimed_epsilon", "claimed_delta",
-                 "epsilon_lower_bound", "exact_epsilon", "samples", "verdict", "evidence")
+#: Verdicts of an audit row and of a privacy claim, in their own words (never "holds"):
+#: ``violated`` (the exact ε of the law, or a lower bound from enough samples, or an output
+#: only one input can produce, is above the claim), ``not refuted`` (nothing found above the
+#: claim: all a lower bound can show), ``proved`` (the exact ε of a floating-point-safe
+#: sampler is within the claim, its derivation cited), ``not auditable`` (the claim exceeds
+#: what the sample size resolves), ``not claimed`` (neighbours outside the paper's rule).
+VERDICTS = ("violated", "not refuted", "proved", "not auditable", "not claimed")
+#: The verdicts a privacy claim can get (a family of neighbours judged by its worst).
+CLAIM_VERDICTS = ("violated", "not refuted", "proved", "not auditable")
+AUDIT_COLUMNS = ("paper", "mechanism", "family", "neighbours", "statistic", "claimed_epsilon",
+                 "claimed_delta", "epsilon_lower_bound", "exact_epsilon", "float_safe",
+                 "samples", "resolvable_epsilon", "verdict", "evidence")
 #: A "violated" verdict from a lower bound needs at least this many samples per side.
 MIN_VIOLATION_SAMPLES = 100_000
 #: Relative slack when an exact ε is compared with a claim (floating point only).
 EXACT_TOL = 1e-9
+
+#: Each paper's definition of neighbouring inputs: the audit judges a claim only with
+#: neighbours inside its paper's rule (the others are reported as ``not claimed``).
+NEIGHBOUR_RULES = {
+    "ldp_sparse": "LDP-sparse Definition 2.1 (ε-cell LDP) with Sec. III-B: two answer vectors "
+                  "of one worker that differ at one cell, any two values of Γ ∪ {NULL} (NULL "
+                  "values must be protected too). A change of a worker's whole vector is "
+                  "outside it: composition is shown beside, never judged.",
+    "pptd": "PPTD Definitions 4.6-4.7 with Lemma 4.8: two records of one user about the same "
+            "object at most Δ_s apart, under each reading of Lemma 4.8 (printed γ/λ1, "
+            "corrected γ/√λ1), λ2 as the pipeline computes it; the user's other records, "
+            "released with the same variance, stay as they are and are seen too. Records "
+            "farther apart than Δ_s, and a change of all of a user's records, are outside it.",
+    "priscrowd": "PrisCrowd Definition 1 with App. C: two claim sets of one object, "
+                 "|X_i|, |X'_i| ≥ k, that differ in one user's claim replaced by any value "
+                 "of the data universe (D' = D − {x_n} ∪ {x'_n}), the guarantee stated per "
+                 "released synthetic claim (Theorem 2). Adding or removing a claim, and "
+                 "objects with fewer than k claims, are outside it.",
+}
 
 
 def verdict(case: Case, epsilon_lb: float, samples: int, confidence: float) -> tuple[str, str]:
     """The verdict of a case and why (see :data:`VERDICTS`)."""
     exact, claimed = case.exact_epsilon, case.claimed_epsilon
     if not case.claimed:
-        return "not claimed", "the paper claims no guarantee for these neighbours"
-    if np.isfinite(exact):
-        if exact <= claimed * (1 + EXACT_TOL) + EXACT_TOL:
-            return "exact", f"the exact epsilon {exact:.4g} is within the claimed {claimed:g}"
-        return "violated", f"the exact epsilon {exact:.4g} exceeds the claimed {claimed:g}"
+        return "not claimed", ("outside the paper's neighbour rule: the claim says nothing of "
+                               "these neighbours")
+    where = "of the sampler as it runs" if case.float_safe else "of the law in exact arithmetic"
+    if case.claimed_delta > 0 and np.isfinite(case.exact_delta):
+        need = case.exact_delta
+        if need > case.claimed_delta * (1 + EXACT_TOL) + EXACT_TOL:
+            return "violated", (f"at the claimed ε = {claimed:g} the law {where} needs "
+                                f"δ = {need:.4g} > the claimed {case.claimed_delta:g} (its pure "
+                                f"ε is {exact:.4g})")
+        if case.float_safe:
+            return "proved", (f"at the claimed ε = {claimed:g} the sampler as it runs needs "
+                              f"δ = {need:.4g} ≤ the claimed {case.claimed_delta:g}")
+    elif np.isfinite(exact) or np.isposinf(exact):
+        if exact > claimed * (1 + EXACT_TOL) + EXACT_TOL:
+            return "violated", f"the exact epsilon {exact:.4g} {where} exceeds the claimed " \
+                               f"{claimed:g}"
+        if case.float_safe:
+            return "proved", (f"the exact epsilon {exact:.4g} of the sampler as it runs "
+                              f"(floating point included) is within the claimed {claimed:g}")
     if epsilon_lb > claimed:
         if samples < MIN_VIOLATION_SAMPLES:
             return "not auditable", (
@@ -63,10 +105,16 @@ def verdict(case: Case, epsilon_lb: float, samples: int, confidence: float) -> t
                 f"than {MIN_VIOLATION_SAMPLES} samples per side back it (privacy_audit.samples)")
         return "violated", (f"the lower bound {epsilon_lb:.4g} exceeds the claimed {claimed:g} "
                             f"at confidence {confidence:g}")
-    if claimed > resolvable_epsilon(samples, confidence):
+    resolvable = resolvable_epsilon(samples, confidence)
+    if claimed > resolvable:
         return "not auditable", (f"the claimed {claimed:g} exceeds the largest epsilon "
-                                 f"{samples} samples can resolve")
-    return "not refuted", f"no event found with a lower bound above the claimed {claimed:g}"
+                                 f"{resolvable:.3g} that {samples} samples can resolve")
+    ideal = (f" (the law's exact epsilon in exact arithmetic is {exact:.4g}; the sampler's "
+             "floating point is not safe, so that is not proved for the code)"
+             if np.isfinite(exact) else "")
+    return "not refuted", (f"no event found with a lower bound above the claimed {claimed:g} "
+                           f"(lower bound {epsilon_lb:.4g}; {samples} samples per side resolve "
+                           f"up to {resolvable:.3g}){ideal}")
 
 
 # --- the cases, from each mechanism of the family ------------------------------------------
@@ -97,15 +145,26 @@ def release_cases(domain: int, epsilon: float) -> list[Case]:
     return mech.audit_cases(mech.settings(), float(epsilon), domain_size=int(domain))
 
 
-def pptd_cases(block: Mapping, epsilon: float, lam1: float) -> list[Case]:
-    """PPTD's Alg. 2 against Theorem 4.10's (ε, δ) per record, under both readings of Lemma
-    4.8's sensitivity, plus a record whose owner's other records are known
+def pptd_lambda1s(block: Mapping) -> list[float]:
+    """Every λ1 the PPTD config uses (``synthetic.lambda1``, ``fig3.lambda1``), sorted."""
+    values = [block["synthetic"]["lambda1"], *block.get("fig3", {}).get("lambda1", [])]
+    return sorted({float(v) for v in values})
+
+
+def pptd_cases(block: Mapping, epsilon: float, lam1: float | None = None) -> list[Case]:
+    """PPTD's Alg. 2 against Theorem 4.10's (ε, δ) per record at each configured λ1
+    (:func:`pptd_lambda1s`, or ``lam1``), λ2 as the pipeline computes it (``privacy``, its
+    sensitivity reading included), records Δ_s apart under both readings of Lemma 4.8
     (:meth:`crowdpriv.mechanisms.PPTD.audit_cases`)."""
     priv = dict(block["privacy"])
     mech = mechanisms.get("pptd")
-    settings = mech.settings(lambda1=float(lam1), b=float(priv["b"]), eta=float(priv["eta"]),
-                             delta=float(priv["delta"]))
-    return mech.audit_cases(settings, float(epsilon))
+    cases = []
+    for value in ([float(lam1)] if lam1 is not None else pptd_lambda1s(block)):
+        settings = mech.settings(lambda1=value, b=float(priv["b"]), eta=float(priv["eta"]),
+                                 delta=float(priv["delta"]),
+                                 sensitivity=priv.get("sensitivity", "printed"))
+        cases += mech.audit_cases(settings, float(epsilon))
+    return cases
 
 
 def priscrowd_cases(block: Mapping) -> list[Case]:
@@ -138,13 +197,56 @@ def run_audit(cases, *, seed: int, samples: int, search_samples: int, confidence
                     confidence=confidence, delta=case.claimed_delta, discrete=case.discrete,
                     statistic=case.statistic)
         status, why = verdict(case, res.epsilon_lower_bound, samples, confidence)
-        evidence = f"{why}; {res.evidence}" + (f"; {case.note}" if case.note else "")
+        evidence = f"{why}; {res.evidence}" + (f"; {case.note}" if case.note else "") + (
+            f"; composed: {case.composition}" if case.composition else "")
         rows.append(dict(
-            paper=case.paper, mechanism=case.mechanism, neighbours=case.neighbours,
+            paper=case.paper, mechanism=case.mechanism, family=case.claim,
+            neighbours=case.neighbours, statistic=case.statistic,
             claimed_epsilon=case.claimed_epsilon, claimed_delta=case.claimed_delta,
             epsilon_lower_bound=res.epsilon_lower_bound, exact_epsilon=case.exact_epsilon,
-            samples=samples, verdict=status, evidence=evidence))
+            float_safe=bool(case.float_safe), samples=samples,
+            resolvable_epsilon=res.resolvable, verdict=status, evidence=evidence))
     return pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
+
+
+def family_verdicts(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per claim (family of neighbours) of the audit table: the verdict of its worst
+    neighbour inside the paper's rule (violated before not auditable before not refuted;
+    ``proved`` only when every neighbour is proved), the largest lower bound and the neighbour
+    that attains it. Families without a claimed neighbour are left out."""
+    rank = {"violated": 0, "not auditable": 1, "not refuted": 2, "proved": 3}
+    out = []
+    for (paper, family), sub in table.groupby(["paper", "family"], sort=False):
+        judged = sub.loc[sub["verdict"] != "not claimed"]
+        if judged.empty:
+            continue
+        verdicts = set(judged["verdict"])
+        if verdicts == {"proved"}:
+            worst = "proved"
+        elif "violated" in verdicts:
+            worst = "violated"
+        elif verdicts & {"not refuted", "proved"}:
+            worst = "not refuted"
+        else:
+            worst = "not auditable"
+        order = judged.assign(_rank=judged["verdict"].map(rank),
+                              _lb=-judged["epsilon_lower_bound"].astype(float))
+        top = order.sort_values(["_rank", "_lb"], kind="stable").iloc[0]
+        best_lb = judged.loc[judged["epsilon_lower_bound"].astype(float).idxmax()]
+        out.append(dict(paper=paper, family=family, mechanism=top["mechanism"],
+                        claimed_epsilon=float(top["claimed_epsilon"]),
+                        claimed_delta=float(top["claimed_delta"]), verdict=worst,
+                        neighbours=len(judged), worst_neighbour=top["neighbours"],
+                        epsilon_lower_bound=float(best_lb["epsilon_lower_bound"]),
+                        lower_bound_neighbour=best_lb["neighbours"],
+                        samples=int(top["samples"]),
+                        resolvable_epsilon=float(top["resolvable_epsilon"]),
+                        evidence=top["evidence"]))
+    return pd.DataFrame(out, columns=["paper", "family", "mechanism", "claimed_epsilon",
+                                      "claimed_delta", "verdict", "neighbours",
+                                      "worst_neighbour", "epsilon_lower_bound",
+                                      "lower_bound_neighbour", "samples",
+                                      "resolvable_epsilon", "evidence"])
 
 
 def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: int = 2000
@@ -167,11 +269,12 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
         verdict_ = "not claimed" if not f32 else ("violated" if share > 0 else "not refuted")
         rows.append(dict(
             paper="ldp_sparse", mechanism="LP (floating point)",
+            family=mechanisms.get("lp").CLAIM,
             neighbours=f"one answered cell, 0 vs |Γ|-1: support of {label}",
-            claimed_epsilon=epsilon, claimed_delta=0.0,
+            statistic="output support", claimed_epsilon=epsilon, claimed_delta=0.0,
             epsilon_lower_bound=float("inf") if share > 0 else 0.0,
-            exact_epsilon=float("inf") if share > 0 else float("nan"), samples=samples,
-            verdict=verdict_,
+            exact_epsilon=float("inf") if share > 0 else float("nan"), float_safe=False,
+            samples=samples, resolvable_epsilon=float("inf"), verdict=verdict_,
             evidence=(f"{share:.1%} of {samples} below-median outputs for answer 0 cannot be "
                       f"produced from answer {k - 1} by any noise draw (checked exhaustively); "
                       "an implementation-level finding (Mironov 2012) of the reproduction's "
@@ -182,23 +285,6 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
 
 # --- outputs ----------------------------------------------------------------------------------
 
-#: What each verdict makes of the paper's privacy claim in its claims table.
-CLAIM_STATUS = {"violated": "fails", "exact": "holds", "not refuted": "holds",
-                "not auditable": "not testable"}
-#: The theorem or definition each audited mechanism's guarantee comes from.
-GUARANTEE = {
-    ("ldp_sparse", "LP"): "Theorem 1: LP satisfies ε-cell LDP (Sec. IV-A)",
-    ("ldp_sparse", "LP release (snapped)"): "Theorem 1 with Mironov's snapping (crowdpriv "
-                                            "release path): ε-cell LDP",
-    ("ldp_sparse", "RR"): "RR with NULL as a symbol satisfies ε-cell LDP (Sec. IV-B, Eq. 8)",
-    ("ldp_sparse", "MF"): "Theorem 4: MF satisfies ε-cell LDP (Sec. V)",
-    ("ldp_sparse", "2-Layer"): "2-Layer is compared at the same ε (Sec. VI-D, Fig. 5)",
-    ("pptd", "Alg. 2"): "Theorem 4.10: Alg. 2 satisfies (ε, δ)-LDP per record",
-    ("priscrowd", "Alg. 1 (uniform weights)"): "Theorem 2: Alg. 1 satisfies (ε, δ)-DP",
-    ("priscrowd", "Alg. 1 (PrisCrowd weights)"): "Theorem 2: Alg. 1 satisfies (ε, δ)-DP",
-}
-
-
 def _slug(text: str) -> str:
     out = "".join(ch.lower() if ch.isalnum() else "_" for ch in text)
     while "__" in out:
@@ -207,25 +293,28 @@ def _slug(text: str) -> str:
 
 
 def privacy_claims(table: pd.DataFrame, paper: str, *, confidence: float) -> pd.DataFrame:
-    """The audit rows of ``paper`` as claims of category ``privacy`` (claims.csv columns):
-    violated -> fails, exact / not refuted -> holds (with that basis), not auditable -> not
-    testable; ``not claimed`` rows are no claim of the paper and are left out."""
+    """The privacy claims of ``paper`` (claims.csv columns, category ``privacy``): one row per
+    claim (:func:`family_verdicts`), its status in the audit's own words — violated, not
+    refuted, proved, not auditable (:data:`CLAIM_VERDICTS`) —, never the papers' holds/fails."""
     from .claims import COLUMNS
 
     rows = []
-    for r in table.loc[(table["paper"] == paper) & (table["verdict"] != "not claimed")].itertuples():
+    families = family_verdicts(table)
+    for r in families.loc[families["paper"] == paper].itertuples():
         delta = f", δ = {r.claimed_delta:g}" if r.claimed_delta else ""
-        basis = ("exact: closed-form ε of the mechanism as run" if np.isfinite(r.exact_epsilon)
-                 else f"black-box audit: Clopper-Pearson lower bound on ε at {confidence:g}, "
-                      f"{r.samples} samples per side")
+        basis = (f"the worst of {r.neighbours} neighbour(s) inside the paper's rule "
+                 f"({NEIGHBOUR_RULES.get(paper, 'the paper')}); exact ε where a closed form "
+                 f"exists, else a Clopper-Pearson lower bound at {confidence:g} on {r.samples} "
+                 "samples per side")
         rows.append({
-            "claim_id": f"{paper}.privacy.{_slug(r.mechanism)}.{_slug(r.neighbours)}"[:120],
-            "claim": f"{GUARANTEE.get((paper, r.mechanism), r.mechanism)}: ε = "
-                     f"{r.claimed_epsilon:g}{delta} for {r.neighbours}",
+            "claim_id": f"{paper}.privacy.{_slug(r.family)}"[:120],
+            "claim": f"{r.family}: ε = {r.claimed_epsilon:g}{delta}",
             "figure": "Privacy audit", "category": "privacy",
-            "reading": "the neighbours named in the claim; results/privacy_audit/audit.csv",
-            "status": CLAIM_STATUS[r.verdict], "basis": basis,
-            "evidence": f"{r.verdict}: {r.evidence}", "data": "",
+            "reading": "results/privacy_audit/audit.csv (every neighbour tried)",
+            "status": r.verdict, "basis": basis,
+            "evidence": (f"worst neighbour: {r.worst_neighbour}; largest lower bound "
+                         f"{r.epsilon_lower_bound:.4g} at {r.lower_bound_neighbour}; "
+                         f"{r.evidence}"), "data": "",
         })
     return pd.DataFrame(rows, columns=list(COLUMNS))
 

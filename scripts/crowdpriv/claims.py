@@ -19,6 +19,9 @@ Statuses (:data:`STATUSES`):
 Categories (:data:`CATEGORIES`): ``paper`` (a claim of the paper about its method), ``erratum`` (a
 check of the paper's own consistency: its printed numbers against its own formulas; listed apart
 and not counted as a failed paper claim) and ``privacy`` (privacy guarantees, checked by audit).
+A privacy claim has a status of its own words (:data:`PRIVACY_STATUSES`: violated, not refuted,
+proved, not auditable; :mod:`crowdpriv.audits`), never holds or fails: an audit that finds
+nothing has not shown that a guarantee holds.
 
 Nothing here reads the clock: a verdict is a function of the result tables and the config only.
 Comparative checks go through :mod:`crowdpriv.significance`.
@@ -37,6 +40,8 @@ from .runtime import write_csv, write_markdown
 
 __all__ = [
     "STATUSES",
+    "PRIVACY_STATUSES",
+    "statuses_of",
     "CATEGORIES",
     "COLUMNS",
     "Claim",
@@ -50,7 +55,14 @@ __all__ = [
 ]
 
 STATUSES = ("holds", "fails", "inconclusive", "not testable")
+#: Statuses of a privacy claim (category ``privacy``): the audit's words.
+PRIVACY_STATUSES = ("violated", "not refuted", "proved", "not auditable")
 CATEGORIES = ("paper", "erratum", "privacy")
+
+
+def statuses_of(category: str) -> tuple[str, ...]:
+    """The status vocabulary of a claim category."""
+    return PRIVACY_STATUSES if category == "privacy" else STATUSES
 #: Columns of every ``claims.csv``, in order.
 COLUMNS = (
     "claim_id",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .claims import CATEGORIES, STATUSES
+from .claims import CATEGORIES, statuses_of
 from .runtime import markdown_table
 
 __all__ = [
@@ -61,13 +61,16 @@ class PaperSection:
     readings: pd.DataFrame | None = None
 
 
-def claim_totals(claims: pd.DataFrame) -> dict[str, int]:
-    """Count claims per status; a status outside :data:`crowdpriv.claims.STATUSES` is an error."""
-    unknown = sorted(set(claims["status"]) - set(STATUSES))
+def claim_totals(claims: pd.DataFrame, category: str = "paper") -> dict[str, int]:
+    """Count claims per status of the ``category``'s vocabulary
+    (:func:`crowdpriv.claims.statuses_of`: privacy claims in the audit's words); a status
+    outside it is an error."""
+    allowed = statuses_of(category)
+    unknown = sorted(set(claims["status"]) - set(allowed))
     if unknown:
-        raise ValueError(f"claim status must be one of {STATUSES}, got {unknown}")
+        raise ValueError(f"{category} claim status must be one of {allowed}, got {unknown}")
     counts = claims["status"].value_counts()
-    return {status: int(counts.get(status, 0)) for status in STATUSES}
+    return {status: int(counts.get(status, 0)) for status in allowed}
 
 
 def _of_category(claims: pd.DataFrame, category: str) -> pd.DataFrame:
@@ -95,7 +98,7 @@ def _figure_line(entry: FigureEntry, claims: pd.DataFrame) -> str:
         if len(sub):
             noun = {"paper": "claim(s) of the paper", "erratum": "errata check(s)",
                     "privacy": "privacy check(s)"}[category]
-            parts.append(f"{len(sub)} {noun}: {_counts_text(claim_totals(sub))}")
+            parts.append(f"{len(sub)} {noun}: {_counts_text(claim_totals(sub, category))}")
     verdict = "; ".join(parts) or (
         "no claim of the paper is attached; compare it with the original directly")
     return f"- **{entry.label}** {entry.title}: {verdict}. Ours: {files}"
@@ -118,7 +121,8 @@ def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> s
     for category in CATEGORIES:
         sub = _of_category(all_claims, category)
         if len(sub):
-            out.append(f"**{CATEGORY_TITLES[category]}: {_counts_text(claim_totals(sub))}** "
+            out.append(f"**{CATEGORY_TITLES[category]}: "
+                       f"{_counts_text(claim_totals(sub, category))}** "
                        f"(of {len(sub)}).")
             out.append("")
     rows = []

@@ -41,7 +41,7 @@ rule privacy_audit:
         ldp_sparse={
             k: config["ldp_sparse"][k] for k in ("real_domain_size", "d", "mechanisms")
         },
-        pptd={"privacy": config["pptd"]["privacy"]},
+        pptd={k: config["pptd"][k] for k in ("privacy", "synthetic", "fig3")},
         priscrowd=pris_params(
             "t", "delta_exponent", "basic_epsilons", "basic_sensitivity"
         ),

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._checks import ParameterError, check_int_at_least, check_positive
 from ._base import Claimed, DataShape, Guarantee, LawCheck, Mechanism, setting
-from .priscrowd import AUDIT_MOVED, AUDIT_OBJECT, CLAIM_NEIGHBOURS
+from .priscrowd import AUDIT_OBJECT, CLAIM_NEIGHBOURS, audit_neighbours
 
 __all__ = ["Basic", "BasicSettings", "BASIC_SENSITIVITIES", "basic_release"]
 
@@ -130,16 +130,18 @@ class Basic(Mechanism):
                              sensitivity=settings.sensitivity, value_range=settings.value_range)
 
     def audit_cases(self, settings, epsilon, *, domain_size=None, name=None):
-        """Basic at level ``epsilon`` (``name``: Strong / Normal / Weak) for the audited object,
-        its last claim moving within the range (fixed sensitivity: the theorem's setting) and
-        far out (as run)."""
+        """Basic at level ``epsilon`` (``name``: Strong / Normal / Weak) for the audited object:
+        its last claim moving within the range with the sensitivity fixed by D (the Laplace
+        mechanism's own setting: exact), and as the pipeline runs it (z-scores and range
+        recomputed from each input) with the replacements a skeptic tries
+        (:func:`crowdpriv.mechanisms.priscrowd.audit_neighbours`); the statistic is the
+        released value of that claim in the data's units."""
         from ..audit import Case
         from ..kde import normalise_objects
 
         label = f"Basic({name})" if name else self.label
+        family = f"{label}: ε-DP per claim (Sec. 5)"
         d_claims = AUDIT_OBJECT[None, :]
-        d2_claims = d_claims.copy()
-        d2_claims[0, -1] = AUDIT_MOVED
         mask = np.ones_like(d_claims, dtype=bool)
         z_d, mean_d, scale_d = normalise_objects(d_claims, mask, units=settings.units)
         # Basic with a fixed sensitivity: D's range, the claim moving within it (to D's max)
@@ -151,30 +153,37 @@ class Basic(Mechanism):
         fixed_settings = BasicSettings("range", settings.units, z_range)
         one = np.ones((1, 1), dtype=bool)
 
-        def sample(fixed):
-            def draw(rng, n, which):
-                if fixed:  # the theorem's setting: the sensitivity is D's range, fixed
-                    z = (z_d if which == "D" else z_within)[:, -1:]
-                    return self.sample(z, one, epsilon, fixed_settings, rng=rng,
-                                       reps=n)[:, 0, 0]
-                z, _, _ = normalise_objects(d_claims if which == "D" else d2_claims, mask,
-                                            units=settings.units)
-                return self.sample(z, mask, epsilon, settings, rng=rng, reps=n)[:, 0, -1]
-            return draw
+        def fixed(rng, n, which):  # the theorem's setting: the sensitivity is D's range
+            z = (z_d if which == "D" else z_within)[:, -1:]
+            return self.sample(z, one, epsilon, fixed_settings, rng=rng, reps=n)[:, 0, 0]
 
-        return [
-            Case("priscrowd", label, "one claim moves within the object's range (fixed "
-                                     "sensitivity)", float(epsilon), 0.0, sample(True),
-                 exact_epsilon=shift * float(epsilon) / z_range,
-                 note="Lap(range/ε) on a claim moving within the range (here to D's maximum)"),
-            Case("priscrowd", label, "one claim moves far out (as run: z-scores and range "
-                                     "recomputed from the data)", float(epsilon), 0.0,
-                 sample(False), statistic="released value of the moved claim",
-                 note="the z-scores and the range (Basic's sensitivity) are recomputed from the "
-                      "data, so one claim moves every normalised claim and the noise scale: "
-                      "outside the Laplace mechanism's proof, which needs a sensitivity fixed "
-                      "in advance"),
-        ]
+        def as_run(replaced):
+            d2_claims = d_claims.copy()
+            d2_claims[0, -1] = replaced
+
+            def sample(rng, n, which):
+                claims = d_claims if which == "D" else d2_claims
+                z, mean, scale = normalise_objects(claims, mask, units=settings.units)
+                out = self.sample(z, mask, epsilon, settings, rng=rng, reps=n)[:, 0, -1]
+                return mean[0] + scale[0] * out  # the released value in the data's units
+            return sample
+
+        cases = [Case("priscrowd", label, "one claim moves within the object's range (fixed "
+                                          "sensitivity)", float(epsilon), 0.0, fixed,
+                      exact_epsilon=shift * float(epsilon) / z_range, family=family,
+                      note="Lap(range/ε) on a claim moving within the range (here to D's "
+                           "maximum)")]
+        for words, value in audit_neighbours(AUDIT_OBJECT):
+            cases.append(Case(
+                "priscrowd", label, f"one claim {words} (as run: z-scores and range "
+                                    "recomputed from the data)", float(epsilon), 0.0,
+                as_run(value), statistic="released value of the replaced claim",
+                family=family,
+                note="the z-scores and the range (Basic's sensitivity) are recomputed from the "
+                     "data, so one claim moves every normalised claim and the noise scale: "
+                     "outside the Laplace mechanism's proof, which needs a sensitivity fixed "
+                     "in advance"))
+        return cases
 
     def law(self, settings, epsilon, *, domain_size=None):
         from scipy import stats

@@ -187,11 +187,19 @@ class LP(Mechanism):
                                 "the floating-point output of this sampler (use lp-snapped for "
                                 "a release)"]}
 
+    #: The family of the claim (Theorem 1) in the audit.
+    CLAIM = "LP: ε-cell LDP (Theorem 1)"
+
     def audit_cases(self, settings, epsilon, *, domain_size=None):
+        """Definition 2.1's neighbours — a cell 0 vs |Γ|−1, a NULL vs an answer — and, outside
+        it (composition shown beside), a worker's whole vector, with the released value and
+        the likelihood ratio of the independent Laplace cells as statistics. The float32
+        sampler's support is tested apart (:func:`crowdpriv.audits.floating_point_rows`)."""
         from ..audit import Case
 
         k = int(domain_size)
         top = float(k - 1)
+        scale = k / float(epsilon)
 
         def column(value):
             return answer_codes(np.full((1, 1), value, dtype=np.float32), k)[0, 0]
@@ -205,26 +213,37 @@ class LP(Mechanism):
                 return np.asarray(out.values).ravel()
             return sample
 
-        def whole_vector(n_cells):
+        def whole_vector(n_cells, likelihood_ratio):
             def sample(rng, n, which):
                 value = 0 if which == "D" else k - 1
                 codes = np.full((n, n_cells), value, dtype=np.int8)
-                out = self.perturb(codes, epsilon, settings, rng=rng, domain_size=k,
-                                   dtype=np.float32)
-                return np.asarray(out.values).mean(axis=1)
+                out = np.asarray(self.perturb(codes, epsilon, settings, rng=rng, domain_size=k,
+                                              dtype=np.float32).values, dtype=np.float64)
+                if not likelihood_ratio:
+                    return out.mean(axis=1)
+                # log Π Lap(o; 0, b) / Lap(o; |Γ|−1, b): the cells are independent
+                return ((np.abs(out - top) - np.abs(out)) / scale).sum(axis=1)
             return sample
 
+        whole = 20 * lp_cell_epsilon(epsilon, k)
         return [
             Case("ldp_sparse", self.label, "one answered cell, 0 vs |Γ|-1", epsilon, 0.0,
                  sample_cells(0.0, top), exact_epsilon=lp_cell_epsilon(epsilon, k),
-                 note="Lap(|Γ|/ε) on a value range of |Γ|-1"),
+                 note="Lap(|Γ|/ε) on a value range of |Γ|-1", family=self.CLAIM),
             Case("ldp_sparse", self.label, "one cell, NULL vs answered 0", epsilon, 0.0,
                  sample_cells(np.nan, 0.0),
-                 exact_epsilon=lp_null_exact_epsilon(epsilon, k, 0, settings.null_fill)),
+                 exact_epsilon=lp_null_exact_epsilon(epsilon, k, 0, settings.null_fill),
+                 family=self.CLAIM),
             Case("ldp_sparse", self.label,
                  "a worker's whole vector of 20 cells, all 0 vs all |Γ|-1", epsilon, 0.0,
-                 whole_vector(20), exact_epsilon=20 * lp_cell_epsilon(epsilon, k),
-                 statistic="mean output", claimed=False),
+                 whole_vector(20, False), exact_epsilon=whole, statistic="mean output",
+                 claimed=False, family=self.CLAIM,
+                 composition=f"20 cells × {lp_cell_epsilon(epsilon, k):.4g} = {whole:.4g}"),
+            Case("ldp_sparse", self.label,
+                 "a worker's whole vector of 20 cells, all 0 vs all |Γ|-1 (likelihood ratio)",
+                 epsilon, 0.0, whole_vector(20, True), exact_epsilon=whole,
+                 statistic="log likelihood ratio", claimed=False, family=self.CLAIM,
+                 composition=f"20 cells × {lp_cell_epsilon(epsilon, k):.4g} = {whole:.4g}"),
         ]
 
     def law(self, settings, epsilon, *, domain_size=None):

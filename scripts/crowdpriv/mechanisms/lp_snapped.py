@@ -126,14 +126,23 @@ class LPSnapped(Mechanism):
         from ..audit import Case
 
         k = int(domain_size)
+        family = "LP release (snapped): ε-cell LDP (Theorem 1)"
 
-        def sample(rng, n, which):
-            value = 0.0 if which == "D" else float(k - 1)
-            return lp_release(np.full((n, 1), value), epsilon, k, rng).ravel()
+        def cells(first, second):
+            def sample(rng, n, which):
+                value = first if which == "D" else second
+                return lp_release(np.full((n, 1), value), epsilon, k, rng).ravel()
+            return sample
 
+        exact = self.exact_cell_epsilon(epsilon, k)
         return [Case("ldp_sparse", self.label, "one answered cell, 0 vs |Γ|-1",
-                     epsilon, 0.0, sample, exact_epsilon=self.exact_cell_epsilon(epsilon, k),
-                     note="outputs on a power-of-two grid: both inputs reach the same support")]
+                     epsilon, 0.0, cells(0.0, float(k - 1)), exact_epsilon=exact,
+                     note="outputs on a power-of-two grid: both inputs reach the same support",
+                     family=family, float_safe=True),
+                Case("ldp_sparse", self.label, "one cell, NULL vs answered 0", epsilon, 0.0,
+                     cells(np.nan, 0.0), exact_epsilon=exact, family=family, float_safe=True,
+                     note="a NULL's uniform fill is a mixture of answers, each within the "
+                          "answered-cell bound")]
 
     def law(self, settings, epsilon, *, domain_size=None):
         from scipy import stats

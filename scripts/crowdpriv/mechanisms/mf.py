@@ -306,26 +306,42 @@ class MF(Mechanism):
                                 "covered by Theorem 4; the audit finds ε above the claim)",
                                 "objective perturbation has no floating-point-safe sampler"]}
 
+    #: The family of the claim (Theorem 4) in the audit.
+    CLAIM = "MF: ε-cell LDP (Theorem 4)"
+
     def audit_cases(self, settings, epsilon, *, domain_size=None):
+        """One worker's row (4d tasks, V drawn once): a changed answer with |T_i| ≥ d and
+        < d, an answer that becomes NULL, and (outside Definition 2.1, composition beside) all
+        his answers changed. Statistics: the released value of the changed task, and where
+        (G + λI) is invertible for both inputs the exact log likelihood ratio of u_i:
+        η = b − (G + λI)u, so log p_D(u) − log p_D'(u) = (ε/|Γ|)(‖η'‖₁ − ‖η‖₁) +
+        log|det(G + λI)| − log|det(G' + λI)|."""
         from ..audit import Case
 
         k = int(domain_size)
         d = int(settings.d)
         top = float(k - 1)
+        scale = k / float(epsilon)
 
-        def mf_cell(n_tasks, answered, change_to_null=False):
-            """One worker: D and D' differ in the answer of task 0; the statistic is the
-            released value of that task."""
+        def rows(n_tasks, answered, change):
             rng0 = np.random.default_rng(0)
             v = self.profiles(n_tasks, settings, rng=rng0)
             base = np.full(n_tasks, np.nan)
             base[:answered] = rng0.integers(0, k, answered)
             d_vec, d2_vec = base.copy(), base.copy()
-            d_vec[0] = 0.0
-            d2_vec[0] = np.nan if change_to_null else top
+            if change == "all":
+                d_vec[:answered], d2_vec[:answered] = 0.0, top
+            else:
+                d_vec[0] = 0.0
+                d2_vec[0] = np.nan if change == "null" else top
+            return v, {"D": d_vec, "D'": d2_vec}
+
+        def mf_case(n_tasks, answered, change="value", likelihood_ratio=False):
+            v, vecs = rows(n_tasks, answered, change)
             preps = {w: mf_prepare(vec[None], v, domain_size=k, ridge=settings.ridge,
-                                   rcond=settings.rcond)
-                     for w, vec in (("D", d_vec), ("D'", d2_vec))}
+                                   rcond=settings.rcond) for w, vec in vecs.items()}
+            grams = {w: np.linalg.inv(p.solver[0]) for w, p in preps.items()} \
+                if likelihood_ratio else {}
 
             def sample(rng, n, which):
                 prep = preps[which]
@@ -334,20 +350,48 @@ class MF(Mechanism):
                                    prep.domain_size)
                 draws = self.draws(None, settings, rng=rng, domain_size=k, state=tiled)
                 out = self.apply(None, draws, epsilon, settings, domain_size=k, state=tiled)
-                return out.dense(np.float64)[:, 0]
+                if not likelihood_ratio:
+                    return out.dense(np.float64)[:, 0]
+                u = out.factors[0]
+                log_p = {}
+                for w, p in preps.items():
+                    eta = p.rhs[0] - u @ grams[w].T
+                    log_p[w] = (-np.abs(eta).sum(axis=1) / scale
+                                + np.linalg.slogdet(grams[w])[1])
+                return log_p["D"] - log_p["D'"]
             return sample
 
-        return [
-            Case("ldp_sparse", self.label, f"one answered cell, 0 vs |Γ|-1, |T_i| = {2 * d} >= d",
-                 epsilon, 0.0, mf_cell(4 * d, 2 * d)),
+        value = mf_value_epsilon(epsilon, k, settings.l1_norm)
+        lr = "log likelihood ratio of u_i"
+        cases = [
+            Case("ldp_sparse", self.label,
+                 f"one answered cell, 0 vs |Γ|-1, |T_i| = {2 * d} >= d", epsilon, 0.0, mf_case(4 * d, 2 * d), family=self.CLAIM, exact_epsilon=value,
+                 note="(G + λI) invertible: u is an invertible affine map of η"),
+            Case("ldp_sparse", self.label,
+                 f"one answered cell, 0 vs |Γ|-1, |T_i| = {2 * d} >= d (likelihood ratio)",
+                 epsilon, 0.0, mf_case(4 * d, 2 * d, likelihood_ratio=True), statistic=lr,
+                 exact_epsilon=value, family=self.CLAIM),
             Case("ldp_sparse", self.label,
                  f"one answered cell, 0 vs |Γ|-1, |T_i| = {d // 2} < d",
-                 epsilon, 0.0, mf_cell(4 * d, max(d // 2, 1))),
+                 epsilon, 0.0, mf_case(4 * d, max(d // 2, 1)), family=self.CLAIM),
             Case("ldp_sparse", self.label, f"one cell, answered 0 vs NULL, |T_i| = {2 * d}",
-                 epsilon, 0.0, mf_cell(4 * d, 2 * d, change_to_null=True),
+                 epsilon, 0.0, mf_case(4 * d, 2 * d, "null"), family=self.CLAIM,
                  note="a NULL changes T_i, hence G_i and the solve itself; Theorem 4's proof "
                       "(η_i − η_j cancels for a fixed T_i) covers a changed answer, not this"),
+            Case("ldp_sparse", self.label,
+                 f"one cell, answered 0 vs NULL, |T_i| = {2 * d} (likelihood ratio)",
+                 epsilon, 0.0, mf_case(4 * d, 2 * d, "null", likelihood_ratio=True),
+                 statistic=lr, family=self.CLAIM,
+                 note="the densities of u differ by a factor unbounded in u: ε = ∞ in exact "
+                      "arithmetic; the sample shows what it can resolve"),
+            Case("ldp_sparse", self.label,
+                 f"a worker's whole row of {2 * d} answers, all 0 vs all |Γ|-1 (likelihood "
+                 "ratio)", epsilon, 0.0, mf_case(4 * d, 2 * d, "all", likelihood_ratio=True),
+                 statistic=lr, claimed=False, family=self.CLAIM,
+                 composition=f"{2 * d} cells × {value:.4g} = {2 * d * value:.4g} by basic "
+                             "composition"),
         ]
+        return cases
 
     def law(self, settings, epsilon, *, domain_size=None):
         from scipy import stats

@@ -32,6 +32,7 @@ __all__ = [
     "pptd_draws",
     "pptd_apply",
     "perturb",
+    "user_log_density",
 ]
 
 #: Readings of Lemma 4.8's sensitivity Δ_s (config ``pptd.privacy.sensitivity``): ``printed``
@@ -221,6 +222,35 @@ def perturb(claims, lam2, *, rng: np.random.Generator) -> Perturbation:
     return pptd_apply(x, pptd_draws(x, rng=rng), lam)
 
 
+def user_log_density(total_squares, records: int, lam2: float):
+    """log of the joint density of a user's ``records`` outputs under Alg. 2, up to a
+    constant, as a function of A = Σ (output − input)²: ∫ λ2 e^(−λ2 y) (2πy)^(−r/2)
+    e^(−A/(2y)) dy = 2 λ2 (2π)^(−r/2) (A/(2λ2))^(s/2) K_s(√(2 λ2 A)), s = 1 − r/2 (the integral
+    ∫ y^(s−1) e^(−a y − b/y) dy = 2 (b/a)^(s/2) K_s(2√(ab)))."""
+    from scipy.special import kve
+
+    a = np.maximum(np.asarray(total_squares, dtype=np.float64), 1e-300)
+    s = 1.0 - records / 2.0
+    z = np.sqrt(2.0 * lam2 * a)
+    return 0.5 * s * np.log(a / (2.0 * lam2)) + np.log(kve(s, z)) - z
+
+
+def _user_records(lam2, sens, records, *, moved):
+    """An audit sampler: a user with ``records`` records (all 0 in D); D' moves the first
+    (``moved="one"``) or every record (``"all"``) by ``sens``; the statistic is the exact log
+    likelihood ratio of D against D' on all his released records (:func:`user_log_density`)."""
+    shift = np.zeros(records)
+    shift[: 1 if moved == "one" else records] = sens
+
+    def sample(rng, n, which):
+        x = np.zeros((n, records)) if which == "D" else np.broadcast_to(shift, (n, records))
+        out = perturb(x, lam2, rng=rng).claims
+        a_d = (out ** 2).sum(axis=1)
+        a_d2 = ((out - shift) ** 2).sum(axis=1)
+        return user_log_density(a_d, records, lam2) - user_log_density(a_d2, records, lam2)
+    return sample
+
+
 @dataclass(frozen=True)
 class PPTDSettings:
     """PPTD's settings: ``lambda1`` (rate of the users' error variances: prior knowledge,
@@ -341,45 +371,73 @@ class PPTD(Mechanism):
                                 "no floating-point-safe sampler exists for the random-variance "
                                 "Gaussian"]}
 
+    #: Records of the audited user who has several (the paper's synthetic users claim on all
+    #: 30 objects).
+    AUDIT_RECORDS = 30
+
     def audit_cases(self, settings, epsilon, *, domain_size=None):
-        from ..audit import Case
+        """Theorem 4.10's (ε, δ) per record at this λ1, λ2 as the pipeline computes it (the
+        settings' reading), against records Δ_s apart under both readings of Lemma 4.8: a
+        user with one record (exact: the marginal is Laplace), a user whose other records are
+        released with the same variance (the exact log likelihood ratio of all his records as
+        statistic, and his other records known), and, outside the rule, all his records moved
+        (composition beside)."""
+        from ..audit import Case, laplace_delta
 
         lam1 = settings.need_lambda1()
+        lam2 = self.lambda2(settings, epsilon)
+        family = f"Alg. 2: (ε, δ) per record (Theorem 4.10), λ1 = {lam1:g}"
+        r = self.AUDIT_RECORDS
         cases = []
         for reading in SENSITIVITY_READINGS:
-            read = PPTDSettings(lam1, settings.b, settings.eta, settings.delta, reading)
-            lam2, sens = self.lambda2(read, epsilon), self.sensitivity(read)
+            sens = float(lemma48_sensitivity(lam1, b=settings.b, eta=settings.eta,
+                                             sensitivity=reading))
+            one = float(exact_record_epsilon(lam2, sens))
 
-            def record(rng, n, which, lam2=lam2, sens=sens):
+            def record(rng, n, which, sens=sens):
                 x = 0.0 if which == "D" else sens
                 # the pipeline's Alg. 2 on n users holding one record each
                 return perturb(np.full((n, 1), x), lam2, rng=rng).claims[:, 0]
 
+            where = (f"Lemma 4.8's Δ_s ({reading}) = {sens:.4g}, λ1 = {lam1:g}, λ2 = "
+                     f"{lam2:.4g} ({settings.sensitivity}, as the pipeline computes it)")
             cases.append(Case(
-                "pptd", self.label, f"one record at Lemma 4.8's Δ_s ({reading}), λ1 = {lam1:g}",
-                epsilon, settings.delta, record,
-                exact_epsilon=float(exact_record_epsilon(lam2, sens)),
-                note=f"noise N(0, y), y ~ Exp(λ2 = {lam2:.4g}) is Laplace(1/sqrt(2 λ2))"))
-        printed = PPTDSettings(lam1, settings.b, settings.eta, settings.delta, "printed")
-        lam2, sens = self.lambda2(printed, epsilon), self.sensitivity(printed)
-        others = 29
+                "pptd", self.label, f"one record at {where}", epsilon, settings.delta, record,
+                exact_epsilon=one, exact_delta=laplace_delta(epsilon, one), family=family,
+                note=f"noise N(0, y), y ~ Exp(λ2) is Laplace(1/sqrt(2 λ2)): pure ε = Δ_s "
+                     f"sqrt(2 λ2) = {one:.4g}"))
+            cases.append(Case(
+                "pptd", self.label, f"one record of a user with {r}, the others released too, "
+                                    f"at {where}", epsilon, settings.delta,
+                _user_records(lam2, sens, r, moved="one"), family=family,
+                statistic="log likelihood ratio of the user's records",
+                note="the user's records share one variance (Alg. 2): seen together they are "
+                     "not a product of Laplace densities"))
+        printed = float(lemma48_sensitivity(lam1, b=settings.b, eta=settings.eta))
+        others = r - 1
 
         def known_others(rng, n, which):
-            # the user's variance is shared by his records (Alg. 2); an adversary who knows the
-            # true values of his other records (0 here) reads it off their noise and
-            # standardises the target record
+            # an adversary who knows the true values of the user's other records (0 here)
+            # reads the shared variance off their noise and standardises the target record
             x = np.zeros((n, others + 1))
-            x[:, 0] = 0.0 if which == "D" else sens
+            x[:, 0] = 0.0 if which == "D" else printed
             out = perturb(x, lam2, rng=rng).claims
             y_hat = (out[:, 1:] ** 2).mean(axis=1)
             return out[:, 0] / np.sqrt(y_hat)
 
         cases.append(Case(
             "pptd", self.label,
-            f"one record, the user's {others} other records known (printed Δ_s)",
+            f"one record, the user's {others} other records known (printed Δ_s), λ1 = {lam1:g}",
             epsilon, settings.delta, known_others, statistic="target / estimated noise sd",
+            family=family,
             note="Theorem 4.10 treats each record alone; the shared variance couples a user's "
                  "records"))
+        cases.append(Case(
+            "pptd", self.label, f"all {r} records of a user moved by the printed Δ_s, "
+                                f"λ1 = {lam1:g}", epsilon, settings.delta,
+            _user_records(lam2, printed, r, moved="all"), family=family, claimed=False,
+            statistic="log likelihood ratio of the user's records",
+            composition=f"{r} records: no composition theorem (shared variance)"))
         return cases
 
     def law(self, settings, epsilon, *, domain_size=None):

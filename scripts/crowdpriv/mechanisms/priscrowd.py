@@ -27,6 +27,7 @@ __all__ = [
     "PrisCrowdAlg1",
     "Alg1Settings",
     "WEIGHTINGS",
+    "audit_neighbours",
 ]
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
@@ -281,9 +282,24 @@ WEIGHTINGS = {"combined": "PrisCrowd", "uniform": "Uniform", "global": "Global"}
 CLAIM_NEIGHBOURS = ("two claim sets of an object that differ in one user's claim (PrisCrowd "
                     "Definition 1, per released synthetic claim, Theorem 2)")
 
-#: The audited object's claims (one object; D' moves its last claim far out).
+#: The audited object's claims (one object; D' replaces its last claim).
 AUDIT_OBJECT = np.array([4.1, 4.6, 4.9, 5.0, 5.0, 5.2, 5.4, 5.5, 5.9, 6.3, 4.4, 5.1])
+#: Where the theorem's-setting cases move the last claim.
 AUDIT_MOVED = 9.0
+
+
+def audit_neighbours(claims) -> list[tuple[str, float]]:
+    """The replacements of an object's last claim a skeptic tries (App. C: any value of the
+    data universe): a data-entry error (×1000), the object's far tail (just beyond Tukey's
+    far fence, Q3 + 3 IQR), a sign flip; ``[(description, value)]``."""
+    x = np.asarray(claims, dtype=float)
+    q1, q3 = np.percentile(x, [25, 75])
+    tail = q3 + 3.0 * (q3 - q1) * 1.01
+    last = float(x[-1])
+    return [(f"replaced by a data-entry error (1000 times it: {last * 1000:g})",
+             last * 1000.0),
+            (f"moved to the object's far tail (Q3 + 3 IQR: {tail:.4g})", tail),
+            (f"sign-flipped ({-last:g})", -last)]
 
 
 @dataclass(frozen=True)
@@ -428,72 +444,101 @@ class PrisCrowdAlg1(Mechanism):
                           max_candidates=settings.max_candidates, rng=rng)
 
     def audit_cases(self, settings, epsilon=None, *, domain_size=None):
+        """Theorem 2 per released claim, for one object of 12 claims whose last claim is
+        replaced (App. C's neighbours): in the theorem's setting (D's normalisation and
+        bandwidth for both inputs, the claim moved far out), and as the pipeline runs it (each
+        input normalised and its bandwidth chosen from its own claims) with the replacements a
+        skeptic tries (:func:`audit_neighbours`: a data-entry error ×1000, the object's far
+        tail, a sign flip). The statistic is a released claim in the data's units. Uniform
+        and non-uniform (1:3) seed weights; the m claims' composition shown beside."""
         from ..audit import Case
 
         d_claims = AUDIT_OBJECT[None, :]
-        d2_claims = d_claims.copy()
-        d2_claims[0, -1] = AUDIT_MOVED
         mask = np.ones_like(d_claims, dtype=bool)
         z_d, mean_d, scale_d, h_d = self.units(d_claims, mask, settings)
-        weights = np.full(d_claims.shape, 1.0 / d_claims.shape[1])
-        eps, delta = (float(v[0]) for v in self.budget(weights, mask, settings))
-
-        def units(claims, fixed):
-            if fixed:  # the theorem's setting: D's normalisation and bandwidth for both
-                return (claims - mean_d[:, None]) / scale_d[:, None], h_d
-            z, _, _, h = self.units(claims, mask, settings)
-            return z, h
-
-        def release(fixed, which_stat):
-            # The first released claim has the same law for every m (Alg. 1 tests candidates
-            # in order and only stops at the m-th pass), so its cases release one claim.
-            m_run = 1 if which_stat == "first" else settings.m
-
-            def sample(rng, n, which):
-                z, h = units(d_claims if which == "D" else d2_claims, fixed)
-                out = self.sample_release(z, mask, h, weights, settings, rng=rng, reps=n,
-                                          m=m_run).released[:, 0, :]
-                if which_stat == "first":
-                    return np.nan_to_num(out[:, 0], nan=-1e9)
-                return np.nanmax(np.where(np.isnan(out), -1e9, out), axis=1)
-            return sample
-
-        # PrisCrowd's own seed weights are non-uniform: Theorem 2's ε grows with max/min weight
+        uniform = np.full(d_claims.shape, 1.0 / d_claims.shape[1])
+        eps, delta = (float(v[0]) for v in self.budget(uniform, mask, settings))
         ranked = np.linspace(1.0, 3.0, d_claims.shape[1])[None, :]
         ranked = ranked / ranked.sum()
         eps_w, delta_w = (float(v[0]) for v in self.budget(ranked, mask, settings))
 
-        def weighted(rng, n, which):
-            z, h = units(d_claims if which == "D" else d2_claims, True)
-            out = self.sample_release(z, mask, h, ranked, settings, rng=rng, reps=n,
-                                      m=1).released[:, 0, 0]
-            return np.nan_to_num(out, nan=-1e9)
+        def release(replaced, weights, *, fixed, which_released="first"):
+            d2_claims = d_claims.copy()
+            d2_claims[0, -1] = replaced
+            m_run = 1 if which_released == "first" else settings.m
 
-        cases = [Case(
+            def sample(rng, n, which):
+                claims = d_claims if which == "D" else d2_claims
+                if fixed:  # the theorem's setting: D's normalisation and bandwidth for both
+                    z, mean, scale, h = (claims - mean_d[:, None]) / scale_d[:, None], \
+                        mean_d, scale_d, h_d
+                else:
+                    z, mean, scale, h = self.units(claims, mask, settings)
+                out = self.sample_release(z, mask, h, weights, settings, rng=rng, reps=n,
+                                          m=m_run).released[:, 0, :]
+                values = mean[0] + scale[0] * out  # the released claims, in the data's units
+                if which_released == "first":
+                    return np.nan_to_num(values[:, 0], nan=-1e9)
+                if which_released == "last":
+                    return np.nan_to_num(values[:, -1], nan=-1e9)
+                return np.nanmax(np.where(np.isnan(values), -1e9, values), axis=1)
+            return sample
+
+        def theorem(name, claimed_eps, claimed_delta):
+            return (f"Theorem 2 with {name} seed weights: ε = {claimed_eps:.4g}, δ = "
+                    f"{claimed_delta:.3g} per released claim (k = {settings.k}, γ = "
+                    f"{settings.gamma:g}, ε0 = {settings.eps0:g})")
+
+        family_u = "Alg. 1: Theorem 2 per released claim (uniform weights)"
+        family_w = "Alg. 1: Theorem 2 per released claim (PrisCrowd's weights, 1:3)"
+        as_run = "as run: each input normalised, its bandwidth chosen, by itself"
+        cases = [
+            Case("priscrowd", "Alg. 1 (PrisCrowd weights)",
+                 "one claim of an object moves far out; one released claim; weights 1:3 across "
+                 "the claims; theorem's setting", eps_w, delta_w,
+                 release(AUDIT_MOVED, ranked, fixed=True), statistic="one released claim",
+                 family=family_w,
+                 note=theorem("1:3", eps_w, delta_w) + "; the pipeline learns the weights from "
+                      "the claims themselves (not covered by the theorem, which takes them as "
+                      "given)"),
+            Case("priscrowd", "Alg. 1 (uniform weights)",
+                 "one claim of an object moves far out; one released claim; theorem's setting: "
+                 "units and bandwidth fixed by D", eps, delta,
+                 release(AUDIT_MOVED, uniform, fixed=True), statistic="one released claim",
+                 family=family_u, note=theorem("uniform", eps, delta)),
+        ]
+        for label, value in audit_neighbours(AUDIT_OBJECT):
+            cases.append(Case(
+                "priscrowd", "Alg. 1 (uniform weights)",
+                f"one claim {label}; one released claim; {as_run}", eps, delta,
+                release(value, uniform, fixed=False), statistic="one released claim",
+                family=family_u,
+                note="the normalisation and bandwidth follow the data, which Theorem 2 takes "
+                     "as fixed; " + theorem("uniform", eps, delta)))
+        label, value = audit_neighbours(AUDIT_OBJECT)[0]
+        cases.append(Case(
+            "priscrowd", "Alg. 1 (uniform weights)",
+            f"one claim {label}; the last of the m = {settings.m} released claims; {as_run}",
+            eps, delta, release(value, uniform, fixed=False, which_released="last"),
+            statistic="the m-th released claim", family=family_u,
+            note="the guarantee is per released claim (Theorem 2); " + theorem("uniform", eps,
+                                                                              delta)))
+        cases.append(Case(
             "priscrowd", "Alg. 1 (PrisCrowd weights)",
-            "one claim of an object moves far out; one released claim; weights 1:3 across the "
-            "claims; theorem's setting", eps_w, delta_w, weighted,
-            statistic="one released claim",
-            note=f"Theorem 2 with max/min weight 3: ε = {eps_w:.4g}, δ = {delta_w:.3g}; the "
-                 "pipeline learns the weights from the claims themselves (not covered by the "
-                 "theorem, which takes them as given)")]
-        for fixed, setting in ((True, "theorem's setting: units and bandwidth fixed by D"),
-                               (False, "as run: each dataset normalised, bandwidth chosen, by "
-                                       "itself")):
-            for stat, words, times in (("first", "one released claim", 1),
-                                       ("max", f"the m = {settings.m} released claims (max)",
-                                        settings.m)):
-                composed = "" if times == 1 else (f"; claimed = m x Theorem 2's (ε, δ) by "
-                                                  "basic composition")
-                cases.append(Case(
-                    "priscrowd", "Alg. 1 (uniform weights)",
-                    f"one claim of an object moves far out; {words}; {setting}", times * eps,
-                    min(times * delta, 1.0), release(fixed, stat), statistic=words,
-                    note=("the normalisation and bandwidth follow the data, which Theorem 2 "
-                          "takes as fixed; " if not fixed else "")
-                    + f"Theorem 2's (ε, δ) per released claim for this object: ε = {eps:.4g}, "
-                      f"δ = {delta:.3g} (k = {settings.k}, γ = {settings.gamma:g}, "
-                      f"ε0 = {settings.eps0:g}){composed}"))
+            f"one claim {label}; one released claim; weights 1:3 across the claims; {as_run}",
+            eps_w, delta_w, release(value, ranked, fixed=False), statistic="one released claim",
+            family=family_w, note=theorem("1:3", eps_w, delta_w)))
+        cases.append(Case(
+            "priscrowd", "Alg. 1 (uniform weights)",
+            f"one claim moves far out; the m = {settings.m} released claims (max); theorem's "
+            "setting: units and bandwidth fixed by D", settings.m * eps,
+            min(settings.m * delta, 1.0), release(AUDIT_MOVED, uniform, fixed=True,
+                                                   which_released="max"),
+            statistic=f"the m = {settings.m} released claims (max)", family=family_u,
+            claimed=False,
+            composition=f"m = {settings.m} released claims × ({eps:.4g}, {delta:.3g}) by basic "
+                        f"composition = ({settings.m * eps:.4g}, "
+                        f"{min(settings.m * delta, 1.0):.3g})"))
         return cases
 
     def law(self, settings, epsilon=None, *, domain_size=None):

@@ -183,13 +183,14 @@ class RR(Mechanism):
         from ..audit import Case
 
         k = int(domain_size)
+        family = "RR: ε-cell LDP (Eq. 8)"
         return [
             Case("ldp_sparse", self.label, "one answered cell, 0 vs 1", epsilon, 0.0,
                  discrete_column(self, settings, epsilon, k, (0, 1)),
-                 exact_epsilon=float(epsilon), discrete=True),
+                 exact_epsilon=float(epsilon), discrete=True, family=family),
             Case("ldp_sparse", self.label, "one cell, NULL vs answered 0", epsilon, 0.0,
                  discrete_column(self, settings, epsilon, k, (k, 0)),
-                 exact_epsilon=float(epsilon), discrete=True),
+                 exact_epsilon=float(epsilon), discrete=True, family=family),
         ]
 
     def law(self, settings, epsilon, *, domain_size=None):

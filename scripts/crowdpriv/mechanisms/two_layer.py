@@ -189,21 +189,24 @@ class TwoLayer(Mechanism):
             values = out.ravel().astype(np.float64)
             return np.where(values == k, -1.0, values)  # NULL as −1, as discrete_column
 
+        family = "2-Layer: compared at the plotted ε (Sec. VI-D)"
         return [
             Case("ldp_sparse", self.label,
                  f"one answered cell, 0 vs 1, at the plotted ε = {epsilon:g}", epsilon, 0.0,
                  discrete_column(self, settings, epsilon, k, (0, 1)), exact_epsilon=mixture,
                  discrete=True,
-                 note="per-worker ε_i ~ U(ε(1-s), ε(1+s)); the figure plots the mean ε"),
+                 note="per-worker ε_i ~ U(ε(1-s), ε(1+s)); the figure plots the mean ε",
+                 family=family),
             Case("ldp_sparse", self.label,
                  f"one cell, NULL vs answered 0, at the plotted ε = {epsilon:g}", epsilon, 0.0,
                  discrete_column(self, settings, epsilon, k, (k, 0)), exact_epsilon=mixture,
                  discrete=True,
-                 note="NULL is one more RR symbol: the same mixture as an answered cell"),
+                 note="NULL is one more RR symbol: the same mixture as an answered cell",
+                 family=family),
             Case("ldp_sparse", self.label,
                  f"one answered cell, 0 vs 1, of the worker with the largest ε_i = {worst:g}",
                  epsilon, 0.0, largest, exact_epsilon=worst, discrete=True,
-                 note="a worker knows his own ε_i; the figure plots the mean ε"),
+                 note="a worker knows his own ε_i; the figure plots the mean ε", family=family),
         ]
 
     def law(self, settings, epsilon, *, domain_size=None):
