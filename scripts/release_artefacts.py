@@ -22,14 +22,16 @@ for job, output in zip(jobs, outputs):
     seed = int(derive_rng(p.seed, "release", *job["labels"]).integers(2**31))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        # a demonstration of every mechanism, the unsafe ones included: their ledgers say so
         if job["kind"] == "perturb":
             release = api.perturb(job["input"], job["mechanism"], epsilon=job["epsilon"],
-                                  domain=job["domain"], seed=seed)
+                                  domain=job["domain"], seed=seed, allow_unsafe=True)
         else:
-            release = api.synthesize(job["input"], seed=seed, **job["options"])
+            release = api.synthesize(job["input"], seed=seed, allow_unsafe=True,
+                                     **job["options"])
     for w in caught:
         logger.info("%s: %s", output, w.message)
     release.ledger["pipeline"] = ("built by the reproduction with a seed derived from the "
                                   "config: reproducible, a demonstration, NOT a private release")
-    api.write_release(release, output)
+    api.write_release(release, output, progress=False)
     logger.info("%s: %d rows", output, len(release.data))

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import yaml
 
+from crowdpriv.files import write_text
 from crowdpriv.html import csv_page, markdown_page, markdown_to_html, page
 from crowdpriv.results_guide import results_readme
 from crowdpriv.runtime import start_job
@@ -14,22 +15,22 @@ logger = start_job(snakemake)
 for path, (source, _category, title) in snakemake.params.pages.items():
     text = csv_page(source, title=title) if source.endswith(".csv") else markdown_page(
         source, title=title)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text(text)
+    write_text(path, text)
 logger.info("%d table pages written", len(snakemake.params.pages))
 
 # the report's home page: the summary's head (totals per paper), short enough to be read whole
 summary = Path("results/summary.md").read_text()
 head = summary.split("\n## ", 1)[0]
-Path(snakemake.output.home).write_text(page("Summary", markdown_to_html(head)))
+write_text(snakemake.output.home, page("Summary", markdown_to_html(head)))
 
-Path(snakemake.output.run_config).write_text(
+write_text(
+    snakemake.output.run_config,
     "# The complete config of the run that wrote results/ (defaults filled in by the schema).\n"
     "# `make report` passes it with --configfile so the report's captions state this run.\n"
     + yaml.safe_dump(dict(snakemake.params.run_config), sort_keys=False, allow_unicode=True))
 
 outputs = {str(p) for p in snakemake.output}
 files = [str(p) for p in Path("results").rglob("*") if p.is_file()] + sorted(outputs)
-Path(snakemake.output.readme).write_text(results_readme(
+write_text(snakemake.output.readme, results_readme(
     files, snakemake.params.papers,
     config_note="The parameters of the run are in `run_config.yaml`."))

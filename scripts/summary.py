@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from crowdpriv.files import write_text
 from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.summary import build_index, build_sections, render_summary
 
@@ -29,6 +30,6 @@ text = render_summary(
         "for why results differ from the papers."
     ),
 )
-Path(snakemake.output.md).write_text(text)
+write_text(snakemake.output.md, text)
 write_csv(index, snakemake.output.index)
 logger.info("summary: %d papers, %d registered files", len(papers), len(index))

@@ -32,7 +32,8 @@ def test_perturb_choices_are_the_registry_releases():
 def test_each_release_has_its_columns_rows_and_ledger(mech_id, column, dense):
     answers = _answers()
     with pytest.warns(UserWarning, match="NOT private"):
-        out = crowdpriv.perturb(answers, mech_id, epsilon=1.0, domain=5, seed=3, audit=False)
+        out = crowdpriv.perturb(answers, mech_id, epsilon=1.0, domain=5, seed=3, audit=False,
+                                allow_unsafe=mech_id == "mf")
     assert list(out.data.columns) == ["task", "worker", column]
     cells = answers["task"].nunique() * answers["worker"].nunique()
     assert (len(out.data) == cells) if dense else (len(out.data) <= cells)
@@ -40,7 +41,8 @@ def test_each_release_has_its_columns_rows_and_ledger(mech_id, column, dense):
         assert out.data["label"].between(0, 4).all()
     ledger = out.ledger
     assert ledger["mechanism"] == mech_id and ledger["parameters"]["domain"] == 5
-    assert ledger["input_rows"] == len(answers) and ledger["output_rows"] == len(out.data)
+    assert ledger["input"]["rows"] == len(answers) and out.table.rows == len(out.data)
+    assert ledger["input"]["sha256"] is None  # a DataFrame, not a file
     assert ledger["reproducible"] is True and ledger["seed"] == 3
     assert set(ledger["guarantee"]) >= {"record_epsilon", "worker_epsilon", "worker_rule"}
 
@@ -81,8 +83,11 @@ def test_synthesize_reads_its_defaults_from_the_mechanism():
     claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], 8),
                            "worker": np.tile([f"u{j}" for j in range(8)], 6),
                            "value": rng.normal(10, 2, 48)})
+    with pytest.raises(ValueError, match="allow-unsafe"):
+        crowdpriv.synthesize(claims, seed=4, m=5)
     with pytest.warns(UserWarning):
-        out = crowdpriv.synthesize(claims, seed=4, m=5, weights="uniform")
+        out = crowdpriv.synthesize(claims, seed=4, m=5, allow_unsafe=True)
+    assert out.ledger["weights"] == "uniform"  # the weights that carry a guarantee
     defaults = mechanisms.get("priscrowd").Settings()
     assert out.ledger["parameters"]["k"] == defaults.k and out.ledger["parameters"]["m"] == 5
     assert out.data.groupby("task")["claim"].max().max() <= 5
@@ -91,3 +96,51 @@ def test_synthesize_reads_its_defaults_from_the_mechanism():
     assert np.allclose(budget["epsilon"], want)
     with pytest.raises(ValueError, match="priscrowd has no setting 'lam'"):
         crowdpriv.synthesize(claims, lam=1)
+
+
+def test_docs_ledger_page_shows_the_schema_the_code_owns():
+    import json
+    import re
+
+    from conftest import ROOT
+    from crowdpriv.ledger import LEDGER_SCHEMA
+
+    text = (ROOT / "docs/ledger.md").read_text()
+    block = re.search(r"## Schema\n\n```json\n(.*?)```", text, re.S).group(1)
+    assert json.loads(block) == LEDGER_SCHEMA
+
+
+def test_a_fresh_300_by_40_file_gets_worst_case_headlines_and_a_valid_ledger(tmp_path):
+    """Issue 25's acceptance on a fresh file: two-layer headlines 2ε per record (the
+    supremum of its budget), rr states the per-worker total over the data's 300 tasks, and
+    each ledger validates against the schema and describes the bytes written."""
+    import json
+
+    from crowdpriv.ledger import read_ledger, validate
+
+    rng = np.random.default_rng(9)
+    rows = [(f"t{t}", f"w{w}", int(rng.integers(0, 5))) for w in range(40) for t in range(300)
+            if rng.random() < 0.3]
+    path = tmp_path / "answers.csv"
+    pd.DataFrame(rows, columns=["task", "worker", "label"]).to_csv(path, index=False)
+    eps = 0.7
+    for mech, per_record in (("two-layer", 2 * eps), ("rr", eps)):
+        with pytest.warns(UserWarning):
+            release = crowdpriv.perturb(path, mech, epsilon=eps, domain=5, seed=1,
+                                        audit=False)
+        out = tmp_path / f"{mech}.csv"
+        ledger_file = api.write_release(release, out)
+        ledger = json.loads(ledger_file.read_text())
+        validate(ledger)
+        assert read_ledger(out) == ledger
+        head = ledger["headline"]
+        assert head["per_record"]["epsilon"] == pytest.approx(per_record)
+        assert head["per_worker"]["epsilon"] == pytest.approx(300 * per_record)
+        assert "300 released cells" in head["per_worker"]["rule"]
+        assert ledger["input"]["tasks"] == 300 and ledger["input"]["workers"] == 40
+    # a changed data file no longer matches its ledger
+    (tmp_path / "rr.csv").write_text((tmp_path / "rr.csv").read_text() + "t0,w0,1\n")
+    from crowdpriv.ledger import LedgerMismatch
+
+    with pytest.raises(LedgerMismatch, match="describes other data"):
+        read_ledger(tmp_path / "rr.csv")

@@ -108,7 +108,7 @@ def test_continuous_laws_are_the_papers_scales():
     lam1, b, eta, delta = 2.0, 2.0, 0.9, 0.1
     gamma2 = b**2 * 2 * math.log(1 / (1 - eta))
     lam2 = 2 * lam1**2 * eps * math.log(1 / (1 - delta)) / gamma2
-    noise, variance, _ = _law("pptd", eps, lambda1=lam1)
+    noise, variance, _ = _law("pptd", eps, lambda1=lam1, sensitivity="printed")
     np.testing.assert_allclose(noise.cdf(x), stats.laplace(scale=1 / math.sqrt(2 * lam2)).cdf(x))
     y = np.linspace(0, 3, 31)
     np.testing.assert_allclose(variance.cdf(y), 1 - np.exp(-lam2 * y))
@@ -275,7 +275,7 @@ def test_ledger_states_the_members_guarantee(mech_id, settings, eps, k):
     answers = _answers(np.random.default_rng(3), k=k)
     with pytest.warns(UserWarning, match="NOT private"):
         release = crowdpriv.perturb(answers, mech_id, epsilon=eps, domain=k, seed=1,
-                                    audit=False, **settings)
+                                    audit=False, allow_unsafe=mech_id == "mf", **settings)
     requested = mechanisms.get(mech_id)
     runner = mechanisms.get(requested.release_with or mech_id)
     shape = DataShape.of_table(answers)
@@ -297,9 +297,12 @@ def test_pptd_ledger_per_record_epsilon_is_from_lambda2(eps, lam1, reading):
     claims = pd.DataFrame({"task": [f"o{i % 7}" for i in range(40)],
                            "worker": [f"u{i}" for i in range(40)],
                            "value": rng.normal(size=40)})
+    with pytest.raises(ValueError, match="allow-unsafe"):
+        crowdpriv.perturb(claims, "pptd", epsilon=eps, lambda1=lam1, seed=2,
+                          sensitivity=reading)
     with pytest.warns(UserWarning):
         release = crowdpriv.perturb(claims, "pptd", epsilon=eps, lambda1=lam1, seed=2,
-                                    sensitivity=reading)
+                                    sensitivity=reading, allow_unsafe=True)
     gamma = 2.0 * math.sqrt(2 * math.log(1 / (1 - 0.9)))  # Lemma 4.8, b = 2, η = 0.9
     sens = gamma / lam1 if reading == "printed" else gamma / math.sqrt(lam1)
     lam2 = 2 * (lam1**2 if reading == "printed" else lam1) * eps * math.log(1 / (1 - 0.1)) \

@@ -1,10 +1,15 @@
-"""Use the mechanisms on your own data: perturb, infer and a privacy ledger (no Snakemake).
+"""Use the mechanisms on your own data: perturb, infer, synthesize — each with a privacy ledger.
 
 Answers are a tidy table with columns ``task``, ``worker`` and ``label`` (categorical answers
 ``0 .. domain-1``) or ``value`` (continuous claims); ``object`` / ``source`` are accepted for
-``task`` / ``worker``. Every private output comes with a ledger (:class:`Release`) saying what
-was spent, per what unit, under which theorem, and what the guarantee does not cover — the
-caveats the privacy audit (:mod:`crowdpriv.audits`) finds at the same parameters.
+``task`` / ``worker`` (:func:`crowdpriv.userfiles.read_answer_table`). Every private output
+comes with a ledger (:class:`Release`, schema in ``docs/ledger.md``, :mod:`crowdpriv.ledger`):
+its headline is the worst case the data gets — per record, and over everything one worker
+releases with the composition rule named — beside the paper's claim as printed, the channel an
+inference method needs, what the guarantee does not cover, and the privacy audit's caveats at
+the user's ε, domain and data shape. A release whose guarantee as run is ε = ∞ (a sampler with
+a floating-point leak, neighbours the mechanism does not cover) is refused unless
+``allow_unsafe`` says otherwise, and then the ledger says so.
 
 Real releases are not reproductions: without ``seed`` the noise comes from fresh OS entropy; a
 seeded output is reproducible, and the ledger says it is therefore not private.
@@ -13,6 +18,7 @@ seeded output is reproducible, and the ledger says it is therefore not private.
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,19 +28,17 @@ import pandas as pd
 
 from . import mechanisms
 from ._checks import ParameterError, check_int_at_least, check_positive
-from .mechanisms import DataShape
 from .mechanisms.priscrowd import WEIGHTINGS as _ALG1_WEIGHTINGS
-from .tables import ALIASES, claims_to_matrix
-from .validate import check_ids, check_labels, check_unique, parse_finite, read_csv_strict
+from .userfiles import AnswerTable, OutputTable, read_answer_table, write_outputs
 
 __all__ = ["Release", "PERTURB_MECHANISMS", "INFER_METHODS", "WEIGHTINGS", "read_answers",
            "perturb", "infer", "synthesize", "write_release", "perturb_mechanisms",
            "release_mechanism", "audit_cases_for"]
 
-#: Mechanisms of :func:`perturb`: the registry's members with a per-record release (an id
-#: whose release runs another member, LP -> lp-snapped, included).
+
 def perturb_mechanisms() -> tuple[str, ...]:
-    """Ids :func:`perturb` accepts (:mod:`crowdpriv.mechanisms` members with a release)."""
+    """Ids :func:`perturb` accepts (:mod:`crowdpriv.mechanisms` members with a release; an id
+    whose release runs another member, LP -> lp-snapped, included)."""
     return tuple(m.id for m in mechanisms.members()
                  if m.cli_command == "perturb" and ("release" in m.parts or m.release_with))
 
@@ -46,43 +50,24 @@ INFER_METHODS = ("sun", "crh", "gtm", "mean", "majority")
 
 @dataclass
 class Release:
-    """An output table and its privacy ledger (a JSON-ready dict)."""
+    """An output table and its privacy ledger (a JSON-ready dict; ``data`` and the sha256 of
+    the files are added when it is written). ``table`` is the output as arrays (written in
+    chunks); ``data`` the same as a DataFrame; ``extra`` small side tables by name."""
 
-    data: pd.DataFrame
+    table: OutputTable
     ledger: dict = field(default_factory=dict)
     extra: dict = field(default_factory=dict)
+    inputs: tuple = ()
+
+    @property
+    def data(self) -> pd.DataFrame:
+        return self.table.frame()
 
 
 def read_answers(source, *, domain: int | None = None, where: str = "answers") -> pd.DataFrame:
-    """A validated answers table from a CSV path or a DataFrame.
-
-    Columns ``task``, ``worker`` and ``label`` or ``value`` (aliases ``object``, ``source``);
-    ids are strings; with ``domain`` every label must be an integer in ``0 .. domain-1``. Bad
-    input raises :class:`crowdpriv.validate.DataError` naming the file (or ``where``), line,
-    column and value.
-    """
-    aliases = {**ALIASES, "label": "value"}
-    if isinstance(source, pd.DataFrame):
-        path = where
-        df = source.rename(columns=aliases).astype(str)
-        missing = [c for c in ("task", "worker", "value") if c not in df.columns]
-        if missing:
-            from .validate import DataError
-            raise DataError(path, f"missing column(s) {missing}",
-                            remedy="Give task, worker and label (or value) columns")
-    else:
-        path = str(source)
-        df = read_csv_strict(path, ["task", "worker", "value"], "answers", aliases)
-    check_ids(df, path, ["task", "worker"])
-    values = parse_finite(df, path, "value")
-    if domain is not None:
-        check_labels(values, path, "value", domain, "--domain")
-    check_unique(df, path, ["task", "worker"],
-                 remedy="Keep one answer per (task, worker): decide which one and delete the "
-                        "others")
-    out = df[["task", "worker"]].copy()
-    out["value"] = values
-    return out.reset_index(drop=True)
+    """A validated answers table (``task``, ``worker``, ``value``) from a CSV path or a
+    DataFrame (:func:`crowdpriv.userfiles.read_answer_table`)."""
+    return read_answer_table(source, domain=domain, where=where).frame()
 
 
 def _rng(seed):
@@ -90,6 +75,8 @@ def _rng(seed):
     if seed is None:
         return np.random.default_rng(), {"randomness": "fresh OS entropy", "seed": None,
                                          "reproducible": False}
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError("seed", seed, f"--seed must be an integer >= 0, got {seed!r}")
     return np.random.default_rng(int(seed)), {
         "randomness": f"seed {int(seed)}", "seed": int(seed), "reproducible": True,
         "warning": "a seeded release can be regenerated by anyone who knows the seed, so it "
@@ -109,27 +96,30 @@ def release_mechanism(mechanism: str):
     return requested, runner
 
 
-def audit_cases_for(mechanism: str, epsilon: float, domain: int | None, settings=None):
+def audit_cases_for(mechanism: str, epsilon: float, domain: int | None, settings=None,
+                    shape=None):
     """The privacy audit's cases (:mod:`crowdpriv.audits`) for a mechanism a user releases
-    with, at the user's ε and domain: the member's own cases and, where a release runs another
-    sampler (LP's snapped release), that sampler's."""
+    with, at the user's ε, domain and data ``shape``: the member's own cases and, where a
+    release runs another sampler (LP's snapped release), that sampler's."""
     requested, runner = release_mechanism(mechanism)
     cases = []
     for mech in dict.fromkeys([requested, runner]):
         if "audit" not in mech.parts:
             continue
         own = settings if (mech is runner and settings is not None) else mech.example_settings()
-        cases += mech.audit_cases(own, float(epsilon), domain_size=domain)
+        cases += mech.audit_cases(own, float(epsilon), domain_size=domain, shape=shape)
     return cases
 
 
-def _audit_caveats(mechanism: str, epsilon: float, domain: int | None, settings) -> list[dict]:
-    """The privacy audit's caveats for this mechanism at the user's parameters (a quick run of
-    :mod:`crowdpriv.audits` at small size; only closed forms and large effects show)."""
+def _audit_caveats(mechanism: str, epsilon: float, domain: int | None, settings,
+                   shape) -> list[dict]:
+    """The privacy audit's caveats for this mechanism at the user's parameters and data shape
+    (a quick run of :mod:`crowdpriv.audits` at small size; only closed forms and large effects
+    show)."""
     from . import audits
 
-    table = audits.run_audit(audit_cases_for(mechanism, epsilon, domain, settings), seed=0,
-                             samples=20_000, search_samples=5_000, confidence=0.99)
+    table = audits.run_audit(audit_cases_for(mechanism, epsilon, domain, settings, shape),
+                             seed=0, samples=20_000, search_samples=5_000, confidence=0.99)
     out = []
     for r in table.itertuples():
         if r.verdict in ("violated", "not claimed", "not auditable") or (
@@ -150,8 +140,59 @@ def _setting_values(settings) -> dict:
     return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
 
 
+def _number(value) -> str:
+    return "∞" if math.isinf(value) else f"{value:.4g}"
+
+
+def headline(runner, guarantee, shape) -> dict:
+    """The ledger's headline: the worst case the data gets, per record and per worker."""
+    text = (f"{runner.id}: ε = {_number(guarantee.record_epsilon)}"
+            + (f", δ = {guarantee.record_delta:.3g}" if guarantee.record_delta else "")
+            + f" per {guarantee.record_unit}; ε = {_number(guarantee.worker_epsilon)} over "
+              f"everything one worker releases ({guarantee.worker_rule})"
+            + ("" if guarantee.float_safe else
+               "; the sampler's floating point is not safe"
+               + ("" if math.isinf(guarantee.record_epsilon) else
+                  f" (rounding moves ε by about {guarantee.rounding_excess:.2g})")))
+    out = {"text": text,
+           "per_record": {"epsilon": guarantee.record_epsilon,
+                          "delta": guarantee.record_delta, "unit": guarantee.record_unit},
+           "per_worker": {"epsilon": guarantee.worker_epsilon,
+                          "delta": guarantee.worker_delta, "rule": guarantee.worker_rule},
+           "float_safe": bool(guarantee.float_safe)}
+    if guarantee.ideal_record_epsilon != guarantee.record_epsilon:
+        out["ideal_per_record_epsilon"] = guarantee.ideal_record_epsilon
+    return out
+
+
+def _unsafe(runner, guarantee, allow_unsafe: bool) -> list[str]:
+    """Refuse a release whose guarantee as run is ε = ∞ unless ``allow_unsafe``; the warning
+    the ledger then carries."""
+    if not math.isinf(guarantee.record_epsilon):
+        return []
+    why = "; ".join(guarantee.caveats) or guarantee.basis
+    alternative = {"pptd": " (pptd-laplace is a floating-point-safe alternative)"}.get(
+        runner.id, "")
+    if not allow_unsafe:
+        raise ParameterError(
+            "allow_unsafe", False,
+            f"{runner.id}'s guarantee as it runs is ε = ∞ per {guarantee.record_unit} ({why})"
+            f"{alternative}; pass --allow-unsafe (allow_unsafe=True) to release anyway: the "
+            "ledger will say so")
+    return [f"released with --allow-unsafe: the guarantee as run is ε = ∞ per "
+            f"{guarantee.record_unit} ({why})"]
+
+
+def _input_of(table: AnswerTable) -> dict:
+    shape = table.shape()
+    return {"file": table.file, "sha256": table.sha256, "rows": table.rows,
+            "workers": shape.workers, "tasks": shape.tasks,
+            "max_records_per_worker": shape.max_records_per_worker}
+
+
 def perturb(answers, mechanism: str, *, epsilon: float, domain: int | None = None,
-            seed: int | None = None, audit: bool = True, **settings) -> Release:
+            seed: int | None = None, audit: bool = True, allow_unsafe: bool = False,
+            **settings) -> Release:
     """Perturb a user's answers with one mechanism of :mod:`crowdpriv.mechanisms`; returns the
     output and its ledger.
 
@@ -160,57 +201,76 @@ def perturb(answers, mechanism: str, *, epsilon: float, domain: int | None = Non
     that the mechanism reports: every cell for LP and MF (dense by design), the non-NULL
     outputs for RR and 2-Layer. ``pptd``: continuous values, ``lambda1`` required (prior
     knowledge of the workers' error rate; λ2 from Theorem 4.10 with ``b``, ``eta``, ``delta``,
-    ``sensitivity``); the output has the input's rows. ``settings`` are the member's own
-    (its ``Settings`` dataclass holds the defaults); one it does not have is an error.
+    ``sensitivity``); the output has the input's rows. ``settings`` are the member's own (its
+    ``Settings`` dataclass holds the defaults); one it does not have is an error. A release
+    whose guarantee as run is ε = ∞ is refused unless ``allow_unsafe``.
     """
     requested, runner = release_mechanism(mechanism)
     eps = check_positive("epsilon", epsilon)
     chosen = runner.settings(**settings)
     rng, randomness = _rng(seed)
-    params: dict = {"epsilon": eps}
+    k = None
     if runner.answer_type == "categorical":
         if domain is None:
             raise ParameterError("domain", domain, f"{requested.id} needs --domain, the number "
                                  "of labels |Γ| (labels are 0 .. domain-1); it is never inferred "
                                  "from the data")
         k = check_int_at_least("domain", domain, 2)
-        df = read_answers(answers, domain=k)
-        cm = claims_to_matrix(df)
-        out = runner.release(cm.values.astype(np.float32), eps, chosen, rng=rng, domain_size=k)
+        if k > mechanisms.MAX_DOMAIN:
+            raise ParameterError("domain", domain, f"--domain {domain} is above the "
+                                 f"{mechanisms.MAX_DOMAIN} labels the categorical mechanisms "
+                                 "hold (1-byte label codes)")
+    runner.check_epsilon(chosen, eps, domain_size=k)
+    table = read_answer_table(answers, domain=k)
+    shape = table.shape()
+    guarantee = runner.guarantee(chosen, shape, eps, domain_size=k)
+    warnings_ = _unsafe(runner, guarantee, allow_unsafe)
+    if runner.answer_type == "categorical":
+        out = runner.release(table.matrix(np.float32), eps, chosen, rng=rng, domain_size=k)
         w, t = np.nonzero(~np.isnan(out))
         values = out[w, t].astype(np.float64)
-        data = pd.DataFrame({"task": cm.tasks[t], "worker": cm.workers[w]})
-        if runner.releases_labels:
-            data["label"] = values.astype(np.int64)
-        else:
-            data["value"] = values
-        params["domain"] = k
+        column = ("label", values.astype(np.int64)) if runner.releases_labels \
+            else ("value", values)
     else:
-        k = None
-        df = read_answers(answers)
-        cm = claims_to_matrix(df)
-        out = runner.release(cm.values, eps, chosen, rng=rng)
-        w, t = np.nonzero(~np.isnan(cm.values))
-        data = pd.DataFrame({"task": cm.tasks[t], "worker": cm.workers[w], "value": out[w, t]})
-    params.update(_setting_values(chosen))
+        out = runner.release(table.matrix(), eps, chosen, rng=rng)
+        w, t = table.worker, table.task
+        order = np.lexsort((t, w))  # worker by worker, tasks in order
+        w, t = w[order], t[order]
+        column = ("value", out[w, t])
+    result = OutputTable([("task", t, table.tasks), ("worker", w, table.workers),
+                          (column[0], column[1], None)])
+    params = {"epsilon": eps, **({"domain": k} if k is not None else {}),
+              **_setting_values(chosen)}
     extra = runner.ledger_extra(chosen, eps, domain_size=k)
     params.update(extra.get("parameters", {}))
     claim = runner.claimed(chosen, eps, domain_size=k)
-    shape = DataShape.of_answers(cm.values)
-    guarantee = runner.guarantee(chosen, shape, eps, domain_size=k)
     text = runner.ledger_text(chosen, eps, domain_size=k)
     ledger = {
-        "mechanism": requested.id, "sampler": runner.id, "parameters": params,
+        "command": "perturb", "mechanism": requested.id, "sampler": runner.id,
+        "input": _input_of(table),
+        "headline": headline(runner, guarantee, shape),
+        "claimed": {"epsilon": claim.epsilon, "delta": claim.delta, "unit": claim.unit,
+                    "source": claim.source, "neighbours": claim.neighbours},
+        "channel": {"mechanism": runner.id, "answer_type": runner.answer_type, "domain": k,
+                    "epsilon_per_cell": eps,
+                    "epsilon_per_worker": guarantee.worker_epsilon,
+                    "null_handling": runner.null_handling,
+                    "parameters": _setting_values(chosen)},
+        "parameters": params,
         "spent": {"epsilon": claim.epsilon, "delta": claim.delta, **extra.get("spent", {})},
+        "guarantee": guarantee.as_dict(),
         "unit": text["unit"], "theorem": text["theorem"], "not_covered": text["not_covered"],
-        "guarantee": guarantee.as_dict(), **randomness,
-        "input_rows": int(len(df)), "output_rows": int(len(data)),
+        **randomness,
     }
+    if warnings_:
+        ledger["warning"] = "; ".join([*warnings_, ledger.get("warning", "")]).strip("; ")
     if audit and runner.answer_type == "categorical":
-        ledger["audit_caveats"] = _audit_caveats(requested.id, eps, k, chosen)
+        ledger["audit_caveats"] = _audit_caveats(requested.id, eps, k, chosen, shape)
     if randomness["reproducible"]:
         warnings.warn(randomness["warning"], stacklevel=2)
-    return Release(data, ledger)
+    for message in warnings_:
+        warnings.warn(message, stacklevel=2)
+    return Release(result, ledger, inputs=(table.file,) if table.file else ())
 
 
 def infer(answers, method: str, **options) -> Release:
@@ -220,9 +280,8 @@ def infer(answers, method: str, **options) -> Release:
     if method not in INFER_METHODS:
         raise ParameterError("method", method,
                              f"method must be one of {INFER_METHODS}, got {method!r}")
-    df = read_answers(answers)
-    cm = claims_to_matrix(df)
-    a = cm.values
+    table = read_answer_table(answers)
+    a = table.matrix()
     if method in ("sun", "crh", "gtm"):
         from . import truth
 
@@ -240,54 +299,66 @@ def infer(answers, method: str, **options) -> Release:
                 truths = labels[counts.argmax(0)]
         weights = np.ones(a.shape[0])
         iterations = 0
-    data = pd.DataFrame({"task": cm.tasks, "truth": truths})
-    ledger = {"method": method, "options": options, "iterations": iterations,
+    result = OutputTable([("task", np.arange(table.tasks.size), table.tasks),
+                          ("truth", np.asarray(truths, dtype=np.float64), None)])
+    ledger = {"command": "infer", "mechanism": method, "input": _input_of(table),
+              "headline": {"text": "truth inference is post-processing of its input: it spends "
+                                   "no privacy budget of its own (the input's ledger applies)",
+                           "per_record": {"epsilon": 0.0, "delta": 0.0, "unit": "record"},
+                           "per_worker": {"epsilon": 0.0, "delta": 0.0,
+                                          "rule": "post-processing"},
+                           "float_safe": True},
+              "parameters": {"method": method, **options}, "iterations": iterations,
               "spent": {"epsilon": 0.0, "delta": 0.0},
-              "note": "truth inference is post-processing of its input: it spends no privacy "
-                      "budget of its own (the input's ledger still applies)"}
-    return Release(data, ledger, {"weights": pd.DataFrame({"worker": cm.workers,
-                                                           "weight": weights})})
+              "randomness": "none (deterministic)", "seed": None, "reproducible": True}
+    weights_frame = pd.DataFrame({"worker": table.workers, "weight": weights})
+    return Release(result, ledger, {"weights": weights_frame},
+                   inputs=(table.file,) if table.file else ())
 
 
-def write_release(release: Release, output: str | Path) -> Path:
-    """Write ``release.data`` to ``output`` and the ledger to ``<output>.privacy.json``; an
-    ``extra`` table ``name`` goes to ``<output stem>.<name>.csv``. Returns the ledger path."""
-    import json
-
-    from .runtime import write_csv
-
-    output = Path(output)
-    write_csv(release.data, output)
-    for name, table in release.extra.items():
-        write_csv(table, output.with_name(f"{output.stem}.{name}.csv"))
-    ledger_path = output.with_name(output.name + ".privacy.json")
-    ledger_path.write_text(json.dumps(release.ledger, indent=2, ensure_ascii=False,
-                                      default=str) + "\n")
-    return ledger_path
+def write_release(release: Release, output: str | Path, *, inputs=(), progress: bool = True
+                  ) -> Path:
+    """Write ``release`` (:func:`crowdpriv.userfiles.write_outputs`): the data to ``output``,
+    each ``extra`` table to ``<output stem>.<name>.csv``, then the ledger
+    ``<output>.privacy.json`` with their sha256 — never over an input (the release's own and
+    ``inputs``), never half-written. Returns the ledger path."""
+    extra = {name: OutputTable.from_frame(frame) for name, frame in release.extra.items()}
+    return write_outputs(output, release.table, release.ledger, extra=extra,
+                         inputs=[*release.inputs, *inputs], progress=progress)
 
 
 #: Seed weightings of :func:`synthesize` (PrisCrowd Sec. 4: combined = Eq. 6).
 WEIGHTINGS = _ALG1_WEIGHTINGS
 
 
-def synthesize(claims, *, seed: int | None = None, **settings) -> Release:
+def synthesize(claims, *, seed: int | None = None, allow_unsafe: bool = False,
+               **settings) -> Release:
     """PrisCrowd's release (Alg. 1): ``m`` synthetic claims per object, in the claims' units.
 
-    Phase 1 fits the weights (global, local, ``combined`` = Eq. 6; or ``uniform``/``global``);
-    Alg. 1 then draws a seed claim by weight, a candidate from its kernel, and releases it if it
-    passes the randomised privacy test (k, γ, ε0). ``settings`` are Alg. 1's
-    (:class:`crowdpriv.mechanisms.priscrowd.Alg1Settings`: m, k, gamma, eps0, t, batch_size,
-    max_candidates, bandwidth, units, weights, ...; its defaults are the only ones). The ledger
-    holds each object's (ε, δ) of Theorem 2 (per released claim) and says which objects have
-    no guarantee (fewer than k claims, or a zero weight: ε = ∞) and which stopped at
-    ``max_candidates``.
+    Phase 1 fits the weights (``uniform`` by default: Theorem 2's ε is finite only when no
+    weight is zero; ``combined`` = Eq. 6, ``global`` = Eq. 2); Alg. 1 then draws a seed claim
+    by weight, a candidate from its kernel, and releases it if it passes the randomised privacy
+    test (k, γ, ε0). ``settings`` are Alg. 1's
+    (:class:`crowdpriv.mechanisms.priscrowd.Alg1Settings`; its defaults are the only ones).
+    The ledger holds each object's (ε, δ) of Theorem 2 per released claim, says which objects
+    have no guarantee (fewer than k claims, or a zero weight) and which stopped at
+    ``max_candidates``, and that as run — normalisation and bandwidth from the claims, float
+    candidates — no ε holds: it is refused unless ``allow_unsafe``.
     """
     from .priscrowd import Params, drop_single_claim_objects, fit_claims_table
 
     mech = mechanisms.get("priscrowd")
     chosen = mech.settings(**settings)
-    df = read_answers(claims)
-    df, dropped = drop_single_claim_objects(df)
+    table = read_answer_table(claims)
+    df, dropped = drop_single_claim_objects(table.frame())
+    if df.empty:
+        raise ParameterError("input", table.source,
+                             f"{table.source}: every object has a single claim; PrisCrowd "
+                             "drops those (its normalisation needs two), so nothing is left "
+                             "to synthesize")
+    shape = table.shape()
+    guarantee = mech.guarantee(chosen, shape)
+    warnings_ = _unsafe(mech, guarantee, allow_unsafe)
     params = Params(m=chosen.m, k=chosen.k, gamma=chosen.gamma, eps0=chosen.eps0, t=chosen.t,
                     delta_exponent=chosen.delta_exponent, batch_size=chosen.batch_size,
                     max_candidates=chosen.max_candidates, bandwidth=chosen.bandwidth,
@@ -317,26 +388,32 @@ def synthesize(claims, *, seed: int | None = None, **settings) -> Release:
     short = per.loc[per["released"] < chosen.m, "task"].astype(str).tolist()
     text = mech.ledger_text(chosen)
     ledger = {
-        "mechanism": mech.id, "weights": chosen.weights,
-        "parameters": {"m": chosen.m, "k": chosen.k, "gamma": chosen.gamma,
-                       "eps0": chosen.eps0, "t": chosen.t, "bandwidth": chosen.bandwidth,
-                       "units": chosen.units, "max_candidates": chosen.max_candidates},
+        "command": "synthesize", "mechanism": mech.id, "sampler": mech.id,
+        "weights": chosen.weights, "input": _input_of(table),
+        "headline": headline(mech, guarantee, shape),
+        "parameters": _setting_values(chosen),
         "unit": text["unit"], "theorem": text["theorem"],
         "spent": {"epsilon_per_object": {"min": float(finite.min()) if len(finite) else None,
                                          "median": float(finite.median()) if len(finite)
                                          else None,
                                          "max": float(finite.max()) if len(finite) else None},
                   "objects": int(len(per))},
+        "guarantee": guarantee.as_dict(),
         "objects_without_guarantee": no_guarantee,
         "objects_short_of_m": short,
         "dropped_single_claim_objects": int(dropped),
         "not_covered": text["not_covered"],
         **randomness,
     }
+    if warnings_:
+        ledger["warning"] = "; ".join([*warnings_, ledger.get("warning", "")]).strip("; ")
     if no_guarantee:
         warnings.warn(f"{len(no_guarantee)} object(s) have no Theorem 2 guarantee (fewer than "
                       f"k = {chosen.k} claims or a zero weight: ε = ∞): "
                       f"{', '.join(no_guarantee[:5])}", stacklevel=2)
     if randomness["reproducible"]:
         warnings.warn(randomness["warning"], stacklevel=2)
-    return Release(data, ledger, {"budget": per})
+    for message in warnings_:
+        warnings.warn(message, stacklevel=2)
+    return Release(OutputTable.from_frame(data), ledger, {"budget": per},
+                   inputs=(table.file,) if table.file else ())

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 import warnings
 
@@ -114,6 +113,9 @@ def _parser(mechanisms) -> argparse.ArgumentParser:
     pert.add_argument("--domain", type=int, help="number of labels |Γ| (categorical "
                                                  "mechanisms)")
     pert.add_argument("--seed", type=int, help="fixed seed: reproducible, NOT private")
+    pert.add_argument("--allow-unsafe", action="store_true",
+                      help="release although the mechanism's guarantee as it runs is ε = ∞ "
+                           "(the ledger says so); refused without it")
     _settings_flags(pert, runners)
 
     inf = sub.add_parser(
@@ -137,6 +139,10 @@ def _parser(mechanisms) -> argparse.ArgumentParser:
     syn.add_argument("input", help="claims CSV (continuous values)")
     syn.add_argument("-o", "--output", required=True, help="output CSV of the synthetic claims")
     syn.add_argument("--seed", type=int, help="fixed seed: reproducible, NOT private")
+    syn.add_argument("--allow-unsafe", action="store_true",
+                     help="release although Alg. 1's guarantee as it runs is ε = ∞ (the "
+                          "normalisation and bandwidth follow the claims, the candidates are "
+                          "floating-point samples); refused without it")
     _settings_flags(syn, synth)
 
     audited = [m for m in mechanisms.members() if "audit" in m.parts]
@@ -156,22 +162,37 @@ def _parser(mechanisms) -> argparse.ArgumentParser:
 
 def _audit(args, mechanisms):
     from . import api, audits
+    from .userfiles import OutputTable
 
     mech = mechanisms.get(args.mechanism)
     given = _given_settings(args)
     _check_flags(mech, given)
     settings = mech.settings({**dataclasses.asdict(mech.example_settings()), **given})
     domain = args.domain if mech.answer_type == "categorical" else None
+    if args.samples < 100:
+        from ._checks import ParameterError
+
+        raise ParameterError("samples", args.samples, f"--samples must be at least 100, got "
+                                                      f"{args.samples}")
     cases = mech.audit_cases(settings, args.epsilon, domain_size=domain)
     if mech.release_with:  # and the sampler a release of it runs (LP: the snapped one)
         runner = mechanisms.get(mech.release_with)
         cases += runner.audit_cases(runner.example_settings(), args.epsilon, domain_size=domain)
     table = audits.run_audit(cases, seed=0, samples=args.samples,
                              search_samples=max(args.samples // 5, 1000), confidence=0.99)
-    return api.Release(table, {"mechanism": args.mechanism, "epsilon": args.epsilon,
-                               "verdicts": dict(zip(table["neighbours"], table["verdict"])),
-                               "note": "an audit spends no privacy; it samples the mechanism "
-                                       "on synthetic neighbouring inputs"})
+    ledger = {"command": "audit", "mechanism": args.mechanism,
+              "input": {"file": None, "sha256": None, "rows": 0},
+              "headline": {"text": "an audit spends no privacy: it samples the mechanism on "
+                                   "synthetic neighbouring inputs",
+                           "per_record": {"epsilon": 0.0, "delta": 0.0, "unit": "none"},
+                           "per_worker": {"epsilon": 0.0, "delta": 0.0, "rule": "no data"},
+                           "float_safe": True},
+              "parameters": {"epsilon": args.epsilon, "domain": domain,
+                             "samples": args.samples, **dataclasses.asdict(settings)},
+              "verdicts": dict(zip(table["neighbours"], table["verdict"])),
+              "randomness": "seed 0 (an audit is reproducible)", "seed": 0,
+              "reproducible": True}
+    return api.Release(OutputTable.from_frame(table), ledger)
 
 
 def _register(specs) -> None:
@@ -182,12 +203,60 @@ def _register(specs) -> None:
         mechanisms.load(spec)
 
 
+#: Flags that take a value that may look like an option (``--epsilon -inf``).
+_VALUE_FLAGS = ("--epsilon", "--seed", "--domain", "--samples")
+
+
+def _join_signed_values(argv: list[str]) -> list[str]:
+    """``--epsilon -inf`` → ``--epsilon=-inf`` (argparse would read ``-inf`` as an option), so
+    the value reaches the checks that name the flag."""
+    out, i = [], 0
+    while i < len(argv):
+        token = argv[i]
+        if token in _VALUE_FLAGS and i + 1 < len(argv) and argv[i + 1].startswith("-"):
+            try:
+                float(argv[i + 1])
+            except ValueError:
+                pass
+            else:
+                out.append(f"{token}={argv[i + 1]}")
+                i += 2
+                continue
+        out.append(token)
+        i += 1
+    return out
+
+
+def _message(err, flags: set[str]) -> str:
+    """One line: a parameter the user gave as a flag is named as that flag."""
+    parameter = getattr(err, "parameter", None)
+    flag = _flag(parameter) if isinstance(parameter, str) else None
+    if flag in flags and flag not in str(err):
+        value = getattr(err, "value", None)
+        shown = "" if value is None else f" {value!r}"
+        return f"{flag}{shown}: {err}"
+    return str(err)
+
+
+def _check_output_folder(output: str) -> None:
+    from pathlib import Path
+
+    from .files import OutputClash
+
+    folder = Path(output).resolve().parent
+    if not folder.is_dir():
+        raise OutputClash(f"the folder of -o {output} ({folder}) does not exist; create it "
+                          "first")
+
+
 def main(argv=None) -> int:
     from . import api, mechanisms
     from ._checks import ParameterError
+    from .files import OutputClash
+    from .ledger import LedgerMismatch, read_ledger
     from .validate import DataError
 
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _join_signed_values(list(sys.argv[1:] if argv is None else argv))
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--register", action="append", default=[])
     known, _ = early.parse_known_args(argv)
@@ -196,8 +265,16 @@ def main(argv=None) -> int:
     except (ParameterError, ValueError, TypeError) as err:
         print(f"crowdpriv: --register: {err}", file=sys.stderr)
         return 2
-    args = _parser(mechanisms).parse_args(argv)
+    parser = _parser(mechanisms)
+    args = parser.parse_args(argv)
+    sub = next(a for a in parser._actions if a.dest == "command").choices[args.command]
+    flags = {opt for action in sub._actions for opt in action.option_strings}
+    inputs = [args.input] if getattr(args, "input", None) else []
     try:
+        from .files import check_outputs
+
+        _check_output_folder(args.output)
+        check_outputs(inputs, [args.output])
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             if args.command == "perturb":
@@ -205,26 +282,45 @@ def main(argv=None) -> int:
                 given = _given_settings(args)
                 _check_flags(runner, given)
                 release = api.perturb(args.input, args.mechanism, epsilon=args.epsilon,
-                                      domain=args.domain, seed=args.seed, **given)
+                                      domain=args.domain, seed=args.seed,
+                                      allow_unsafe=args.allow_unsafe, **given)
             elif args.command == "infer":
+                try:
+                    found = read_ledger(args.input)
+                except LedgerMismatch as err:
+                    found = None
+                    print(f"crowdpriv: note: {err}; the ledger is not used", file=sys.stderr)
                 release = api.infer(args.input, args.method)
+                if found is not None:
+                    release.ledger["input_ledger"] = {
+                        "mechanism": found.get("mechanism"), "channel": found.get("channel"),
+                        "headline": (found.get("headline") or {}).get("text")}
             elif args.command == "synthesize":
-                release = api.synthesize(args.input, seed=args.seed, **_given_settings(args))
+                release = api.synthesize(args.input, seed=args.seed,
+                                         allow_unsafe=args.allow_unsafe,
+                                         **_given_settings(args))
             else:
                 release = _audit(args, mechanisms)
-    except (DataError, ParameterError, FileNotFoundError) as err:
-        print(f"crowdpriv: {err}", file=sys.stderr)
+        for w in caught:
+            print(f"crowdpriv: warning: {w.message}", file=sys.stderr)
+        for caveat in release.ledger.get("audit_caveats", []):
+            if caveat.get("claimed") and caveat.get("exceeds_claim"):
+                print(f"crowdpriv: warning: the privacy audit finds the guarantee void for "
+                      f"{caveat['neighbours']}: {caveat['evidence'][:200]}", file=sys.stderr)
+        ledger = api.write_release(release, args.output, inputs=inputs)
+    except KeyboardInterrupt:
+        print("crowdpriv: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    except (DataError, ParameterError, OutputClash) as err:
+        print(f"crowdpriv: {_message(err, flags)}", file=sys.stderr)
         return 2
-    for w in caught:
-        print(f"crowdpriv: warning: {w.message}", file=sys.stderr)
-    for caveat in release.ledger.get("audit_caveats", []):
-        if caveat.get("claimed") and caveat.get("exceeds_claim"):
-            print(f"crowdpriv: warning: the privacy audit finds the guarantee void for "
-                  f"{caveat['neighbours']}: {caveat['evidence'][:200]}", file=sys.stderr)
-    ledger = api.write_release(release, args.output)
-    spent = release.ledger.get("spent", {})
-    print(f"wrote {args.output} ({len(release.data)} rows) and {ledger}: "
-          f"{json.dumps(spent, ensure_ascii=False)}")
+    except OSError as err:
+        where = getattr(err, "filename", None) or args.output
+        print(f"crowdpriv: cannot write {where}: {err.strerror or err}; nothing was written",
+              file=sys.stderr)
+        return 2
+    headline = (release.ledger.get("headline") or {}).get("text", "")
+    print(f"wrote {args.output} ({release.table.rows} rows) and {ledger}: {headline}")
     return 0
 
 

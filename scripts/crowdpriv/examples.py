@@ -56,6 +56,7 @@ class RRAnswersOnly(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     releases_labels = True
     fills_nulls = False
+    null_handling = "NULL released as NULL: the set of tasks a worker answered is not protected"
 
     def draw_spec(self, shape, settings, dtype):
         return ((shape, dtype), (shape, np.int8))
@@ -108,7 +109,7 @@ class RRAnswersOnly(Mechanism):
                                 "(the answered set is not protected)",
                                 "a worker's whole answer vector: ε adds up over his answers"]}
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         from .audit import Case
 
         k = int(domain_size)

@@ -363,8 +363,10 @@ def save_figure(fig: plt.Figure, *paths: str | Path, check: bool = True) -> None
             plt.close(fig)
             raise FigureProblems(f"{paths[0] if paths else 'figure'}: "
                                  + "; ".join(dict.fromkeys(problems)))
+    from .files import atomic_path
+
     for path in paths:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
         metadata = {"Date": None} if str(path).endswith(".svg") else {"Software": None}
-        fig.savefig(path, metadata=metadata)
+        with atomic_path(path) as tmp:  # written whole or not at all
+            fig.savefig(tmp, metadata=metadata, format=Path(path).suffix.lstrip("."))
     plt.close(fig)

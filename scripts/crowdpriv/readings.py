@@ -322,7 +322,9 @@ def write_matrix(matrix: pd.DataFrame, readings: Sequence[Reading], csv_path: st
                  md_path: str | Path, *, title: str, notes: str = "") -> None:
     """``readings.csv`` (long) and ``readings.md`` (claims x readings)."""
     write_csv(matrix, csv_path)
-    Path(md_path).write_text(matrix_markdown(matrix, readings, title=title, notes=notes))
+    from .files import write_text
+
+    write_text(md_path, matrix_markdown(matrix, readings, title=title, notes=notes))
 
 
 def robustness_summary(matrix: pd.DataFrame) -> dict[str, list]:

@@ -209,9 +209,12 @@ class Progress:
 
 
 def write_csv(df: pd.DataFrame, path: str | Path) -> None:
-    """Write ``df`` as CSV without index, floats with :data:`FLOAT_FORMAT`."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(path, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
+    """Write ``df`` as CSV without index, floats with :data:`FLOAT_FORMAT`, atomically (a
+    temporary file renamed into place: :func:`crowdpriv.files.atomic_path`)."""
+    from .files import atomic_path
+
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, float_format=FLOAT_FORMAT, lineterminator="\n")
 
 
 def column_formatter(values, *, digits: int = 4, thousands: bool = False):
@@ -281,5 +284,6 @@ def write_markdown(df: pd.DataFrame, path: str | Path, *, title: str = "", notes
     lines.append(markdown_table(df, thousands=True))
     if notes:
         lines += ["", notes]
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    Path(path).write_text("\n".join(lines) + "\n")
+    from .files import write_text
+
+    write_text(path, "\n".join(lines) + "\n")

@@ -220,6 +220,8 @@ class Mechanism:
     releases_labels: bool = False
     #: The CLI subcommand that releases with this member (``perturb`` or ``synthesize``).
     cli_command: str = "perturb"
+    #: What a release does with NULL cells (the ledger's channel; inference reads it).
+    null_handling: str = "only the records given are released"
 
     # --- identity and settings ----------------------------------------------------------
 
@@ -325,9 +327,15 @@ class Mechanism:
         settings and the claimed (ε, δ) (derived parameters, exact values)."""
         return {}
 
-    def audit_cases(self, settings, epsilon: float, *, domain_size: int | None = None
-                    ) -> list:
-        """The privacy audit's cases (:class:`crowdpriv.audit.Case`) at ``epsilon``."""
+    def check_epsilon(self, settings, epsilon: float, *, domain_size: int | None = None
+                      ) -> None:
+        """Refuse (a :class:`ParameterError` naming ε) an ε this member cannot release at;
+        every finite ε > 0 by default."""
+
+    def audit_cases(self, settings, epsilon: float, *, domain_size: int | None = None,
+                    shape: DataShape | None = None) -> list:
+        """The privacy audit's cases (:class:`crowdpriv.audit.Case`) at ``epsilon``; cases of
+        a whole worker use ``shape`` (a user's data) when given."""
         raise self._missing("audit")
 
     def law(self, settings, epsilon: float, *, domain_size: int | None = None) -> list:

@@ -129,7 +129,7 @@ class Basic(Mechanism):
         return basic_release(z, mask, epsilon, reps=reps, rng=rng,
                              sensitivity=settings.sensitivity, value_range=settings.value_range)
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None, name=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None, name=None):
         """Basic at level ``epsilon`` (``name``: Strong / Normal / Weak) for the audited object:
         its last claim moving within the range with the sensitivity fixed by D (the Laplace
         mechanism's own setting: exact), and as the pipeline runs it (z-scores and range

@@ -138,6 +138,7 @@ class LP(Mechanism):
     parts = frozenset({"sweep", "stream", "audit", "law"})
     release_with = "lp-snapped"
     float_safe = False
+    null_handling = "NULL replaced by a uniform label: every cell of a worker's row released"
 
     def draw_spec(self, shape, settings, dtype):
         return ((shape, dtype), (shape, dtype))
@@ -190,7 +191,7 @@ class LP(Mechanism):
     #: The family of the claim (Theorem 1) in the audit.
     CLAIM = "LP: ε-cell LDP (Theorem 1)"
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         """Definition 2.1's neighbours — a cell 0 vs |Γ|−1, a NULL vs an answer — and, outside
         it (composition shown beside), a worker's whole vector, with the released value and
         the likelihood ratio of the independent Laplace cells as statistics. The float32
@@ -225,7 +226,8 @@ class LP(Mechanism):
                 return ((np.abs(out - top) - np.abs(out)) / scale).sum(axis=1)
             return sample
 
-        whole = 20 * lp_cell_epsilon(epsilon, k)
+        cells = min(shape.tasks, 2000) if shape is not None else 20
+        whole = cells * lp_cell_epsilon(epsilon, k)
         return [
             Case("ldp_sparse", self.label, "one answered cell, 0 vs |Γ|-1", epsilon, 0.0,
                  sample_cells(0.0, top), exact_epsilon=lp_cell_epsilon(epsilon, k),
@@ -235,15 +237,17 @@ class LP(Mechanism):
                  exact_epsilon=lp_null_exact_epsilon(epsilon, k, 0, settings.null_fill),
                  family=self.CLAIM),
             Case("ldp_sparse", self.label,
-                 "a worker's whole vector of 20 cells, all 0 vs all |Γ|-1", epsilon, 0.0,
-                 whole_vector(20, False), exact_epsilon=whole, statistic="mean output",
+                 f"a worker's whole vector of {cells} cells, all 0 vs all |Γ|-1", epsilon, 0.0,
+                 whole_vector(cells, False), exact_epsilon=whole, statistic="mean output",
                  claimed=False, family=self.CLAIM,
-                 composition=f"20 cells × {lp_cell_epsilon(epsilon, k):.4g} = {whole:.4g}"),
+                 composition=f"{cells} cells × {lp_cell_epsilon(epsilon, k):.4g} = "
+                             f"{whole:.4g}"),
             Case("ldp_sparse", self.label,
-                 "a worker's whole vector of 20 cells, all 0 vs all |Γ|-1 (likelihood ratio)",
-                 epsilon, 0.0, whole_vector(20, True), exact_epsilon=whole,
+                 f"a worker's whole vector of {cells} cells, all 0 vs all |Γ|-1 (likelihood "
+                 "ratio)", epsilon, 0.0, whole_vector(cells, True), exact_epsilon=whole,
                  statistic="log likelihood ratio", claimed=False, family=self.CLAIM,
-                 composition=f"20 cells × {lp_cell_epsilon(epsilon, k):.4g} = {whole:.4g}"),
+                 composition=f"{cells} cells × {lp_cell_epsilon(epsilon, k):.4g} = "
+                             f"{whole:.4g}"),
         ]
 
     def law(self, settings, epsilon, *, domain_size=None):

@@ -59,12 +59,26 @@ class LPSnapped(Mechanism):
     Settings = LPSnappedSettings
     parts = frozenset({"release", "audit", "law"})
     float_safe = True
+    null_handling = "NULL replaced by a uniform label: every cell of a worker's row released"
 
     def release(self, answers, epsilon, settings, *, rng, domain_size=None):
         from ._codes import check_domain_answers
 
         a = check_domain_answers(np.asarray(answers, dtype=np.float64), domain_size)
         return lp_release(a, float(epsilon), int(domain_size), rng)
+
+    def check_epsilon(self, settings, epsilon, *, domain_size=None):
+        """Mironov's Theorem 1 needs λ < B < 2^46 λ (λ = |Γ|/ε, B = :func:`lp_bound`)."""
+        from .._checks import ParameterError
+
+        k = int(domain_size)
+        lam = k / float(epsilon)
+        if not lp_bound(epsilon, k) < 2.0 ** 46 * lam:
+            largest = 2 * k * (2.0 ** 46 - CLAMP_SCALES) / (k - 1)
+            raise ParameterError("epsilon", epsilon,
+                                 f"epsilon = {epsilon:g} is too large for the snapped LP release "
+                                 f"(its noise scale |Γ|/ε must be above 2^-46 of the clamp bound, "
+                                 f"Mironov's Theorem 1): use epsilon below {largest:.4g}")
 
     def ledger_extra(self, settings, epsilon, *, domain_size=None):
         return {"parameters": {"sampler": self.ledger_text(settings, epsilon,
@@ -122,7 +136,7 @@ class LPSnapped(Mechanism):
                                 "of a textbook sampler at a tiny cost in ε and some "
                                 "resolution"]}
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         from ..audit import Case
 
         k = int(domain_size)

@@ -251,6 +251,8 @@ class MF(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False
     fills_nulls = False  # a dense vector per worker, not a symbol per cell
+    null_handling = ("every cell of a worker's row released (u_iᵀV is dense); NULLs are left "
+                     "out of the solve, so the NULL pattern is not protected")
 
     def profiles(self, n_tasks, settings, *, rng):
         """V (d × n) drawn independently of the answers (Sec. V)."""
@@ -309,7 +311,7 @@ class MF(Mechanism):
     #: The family of the claim (Theorem 4) in the audit.
     CLAIM = "MF: ε-cell LDP (Theorem 4)"
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         """One worker's row (4d tasks, V drawn once): a changed answer with |T_i| ≥ d and
         < d, an answer that becomes NULL, and (outside Definition 2.1, composition beside) all
         his answers changed. Statistics: the released value of the changed task, and where
@@ -363,6 +365,7 @@ class MF(Mechanism):
 
         value = mf_value_epsilon(epsilon, k, settings.l1_norm)
         lr = "log likelihood ratio of u_i"
+        row = max(2 * d, min(shape.max_records_per_worker, 200)) if shape is not None else 2 * d
         cases = [
             Case("ldp_sparse", self.label,
                  f"one answered cell, 0 vs |Γ|-1, |T_i| = {2 * d} >= d", epsilon, 0.0, mf_case(4 * d, 2 * d), family=self.CLAIM, exact_epsilon=value,
@@ -385,10 +388,10 @@ class MF(Mechanism):
                  note="the densities of u differ by a factor unbounded in u: ε = ∞ in exact "
                       "arithmetic; the sample shows what it can resolve"),
             Case("ldp_sparse", self.label,
-                 f"a worker's whole row of {2 * d} answers, all 0 vs all |Γ|-1 (likelihood "
-                 "ratio)", epsilon, 0.0, mf_case(4 * d, 2 * d, "all", likelihood_ratio=True),
+                 f"a worker's whole row of {row} answers, all 0 vs all |Γ|-1 (likelihood "
+                 "ratio)", epsilon, 0.0, mf_case(2 * row, row, "all", likelihood_ratio=True),
                  statistic=lr, claimed=False, family=self.CLAIM,
-                 composition=f"{2 * d} cells × {value:.4g} = {2 * d * value:.4g} by basic "
+                 composition=f"{row} cells × {value:.4g} = {row * value:.4g} by basic "
                              "composition"),
         ]
         return cases

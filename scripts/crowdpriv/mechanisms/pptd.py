@@ -262,8 +262,9 @@ class PPTDSettings:
     b: float = setting(2.0, "Lemma 4.8's Gaussian-tail constant b")
     eta: float = setting(0.9, "Lemma 4.8's η = Pr{σ_s ≤ M}")
     delta: float = setting(0.1, "the δ of (ε, δ) per record")
-    sensitivity: str = setting("printed", "Lemma 4.8's Δ_s as printed (γ/λ1) or corrected "
-                                          "(γ/√λ1)", choices=SENSITIVITY_READINGS)
+    sensitivity: str = setting("corrected", "Lemma 4.8's Δ_s: corrected (γ/√λ1, what its proof "
+                                            "derives) or printed (γ/λ1, too small for λ1 > 1)",
+                               choices=SENSITIVITY_READINGS)
 
     def __post_init__(self):
         if self.lambda1 is not None:
@@ -305,11 +306,20 @@ class PPTD(Mechanism):
                 "spent": {"exact_epsilon_per_record": self.record_epsilon(settings, epsilon),
                           "sensitivity": self.sensitivity(settings)}}
 
-    def lambda2(self, settings, epsilon) -> float:
+    def check_epsilon(self, settings, epsilon, *, domain_size=None):
+        lam2 = self.lambda2(settings, epsilon, checked=False)
+        if not (np.isfinite(lam2) and lam2 > 0):
+            raise ParameterError("epsilon", epsilon,
+                                 f"epsilon = {epsilon:g} gives Theorem 4.10's λ2 = {lam2:g}: no "
+                                 "noise variance; choose a smaller epsilon")
+
+    def lambda2(self, settings, epsilon, *, checked=True) -> float:
         """λ2 of Theorem 4.10 at ε (:func:`lambda2_from_epsilon`)."""
-        return float(lambda2_from_epsilon(epsilon, settings.need_lambda1(), b=settings.b,
-                                          eta=settings.eta, delta=settings.delta,
-                                          sensitivity=settings.sensitivity))
+        with np.errstate(over="ignore"):
+            lam2 = float(lambda2_from_epsilon(epsilon, settings.need_lambda1(), b=settings.b,
+                                              eta=settings.eta, delta=settings.delta,
+                                              sensitivity=settings.sensitivity))
+        return lam2
 
     def sensitivity(self, settings) -> float:
         """Lemma 4.8's Δ_s under the settings' reading."""
@@ -329,6 +339,13 @@ class PPTD(Mechanism):
         return pptd_apply(codes, draws, self.lambda2(settings, epsilon))
 
     def release(self, answers, epsilon, settings, *, rng, domain_size=None):
+        if settings.sensitivity == "printed":
+            import warnings
+
+            warnings.warn("--sensitivity printed: Lemma 4.8's Δ_s as printed (γ/λ1) is smaller "
+                          "than the bound its proof derives (γ/√λ1) for λ1 > 1 (docs/results.md,"
+                          " PPTD), so ε is understated; corrected is the default",
+                          stacklevel=3)
         return perturb(np.asarray(answers, dtype=float), self.lambda2(settings, epsilon),
                        rng=rng).claims
 
@@ -375,7 +392,7 @@ class PPTD(Mechanism):
     #: 30 objects).
     AUDIT_RECORDS = 30
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         """Theorem 4.10's (ε, δ) per record at this λ1, λ2 as the pipeline computes it (the
         settings' reading), against records Δ_s apart under both readings of Lemma 4.8: a
         user with one record (exact: the marginal is Laplace), a user whose other records are

@@ -329,8 +329,9 @@ class Alg1Settings:
     bandwidth: str = setting("mad", "per-object bandwidth rule", choices=("mad", "silverman"))
     mad_min: float = setting(1e-6, "MAD below this falls back to Silverman's rule")
     h_min: float = setting(0.05, "floor of every bandwidth (normalised units)")
-    weights: str = setting("combined", "seed weights: combined (Eq. 6), global, uniform",
-                           choices=("combined", "global", "uniform"))
+    weights: str = setting("uniform", "seed weights: uniform (Theorem 2's ε finite), combined "
+                                      "(Eq. 6: a zero weight gives ε = ∞), global (Eq. 2)",
+                           choices=("uniform", "combined", "global"))
 
     def __post_init__(self):
         from .._checks import ParameterError
@@ -443,7 +444,7 @@ class PrisCrowdAlg1(Mechanism):
                           reps=reps, batch_size=settings.batch_size,
                           max_candidates=settings.max_candidates, rng=rng)
 
-    def audit_cases(self, settings, epsilon=None, *, domain_size=None):
+    def audit_cases(self, settings, epsilon=None, *, domain_size=None, shape=None):
         """Theorem 2 per released claim, for one object of 12 claims whose last claim is
         replaced (App. C's neighbours): in the theorem's setting (D's normalisation and
         bandwidth for both inputs, the claim moved far out), and as the pipeline runs it (each

@@ -140,6 +140,9 @@ class RR(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False  # float uniforms against a rounded keep probability (see guarantee)
     releases_labels = True
+    null_handling = ("NULL is one more symbol: every cell of a worker's row goes through RR "
+                     "(a NULL may come out as a label, a label as NULL; NULL outputs are "
+                     "omitted from the release)")
 
     def draw_spec(self, shape, settings, dtype):
         return ((shape, dtype),)
@@ -179,11 +182,21 @@ class RR(Mechanism):
                 "covers": ["a change of one cell of a worker's row, NULL included"],
                 "not_covered": ["a worker's whole answer vector: ε adds up over his cells"]}
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         from ..audit import Case
 
         k = int(domain_size)
         family = "RR: ε-cell LDP (Eq. 8)"
+        cells = min(shape.tasks, 2000) if shape is not None else 20
+
+        def whole_row(n_cells):
+            # the log likelihood ratio of the row is ε × ((outputs 0) − (outputs 1))
+            def sample(rng, n, which):
+                codes = np.full((n, n_cells), 0 if which == "D" else 1, dtype=np.int8)
+                out = np.asarray(self.perturb(codes, epsilon, settings, rng=rng,
+                                              domain_size=k).values)
+                return ((out == 0).sum(axis=1) - (out == 1).sum(axis=1)).astype(np.float64)
+            return sample
         return [
             Case("ldp_sparse", self.label, "one answered cell, 0 vs 1", epsilon, 0.0,
                  discrete_column(self, settings, epsilon, k, (0, 1)),
@@ -191,6 +204,13 @@ class RR(Mechanism):
             Case("ldp_sparse", self.label, "one cell, NULL vs answered 0", epsilon, 0.0,
                  discrete_column(self, settings, epsilon, k, (k, 0)),
                  exact_epsilon=float(epsilon), discrete=True, family=family),
+            Case("ldp_sparse", self.label, f"a worker's whole row of {cells} cells, all 0 vs "
+                                           "all 1", epsilon, 0.0, whole_row(cells),
+                 exact_epsilon=cells * float(epsilon), claimed=False,
+                 statistic="(cells output 0) − (cells output 1)", family=family,
+                 composition=f"{cells} cells × {float(epsilon):g} = "
+                             f"{cells * float(epsilon):g} by basic composition (NULL cells "
+                             "are released too)"),
         ]
 
     def law(self, settings, epsilon, *, domain_size=None):

@@ -124,6 +124,8 @@ class TwoLayer(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False
     releases_labels = True
+    null_handling = ("NULL is one more symbol: every cell of a worker's row goes through RR at "
+                     "his ε_i (NULL outputs are omitted from the release)")
 
     def draw_spec(self, shape, settings, dtype):
         return ((shape[:-1], np.float64), (shape, dtype))
@@ -174,7 +176,7 @@ class TwoLayer(Mechanism):
                                 f"{self.worst_epsilon(settings, epsilon):g})",
                                 "a worker's whole answer vector: ε_i adds up over his cells"]}
 
-    def audit_cases(self, settings, epsilon, *, domain_size=None):
+    def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         from ..audit import Case
 
         k = int(domain_size)
