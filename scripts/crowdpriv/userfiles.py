@@ -207,8 +207,8 @@ def read_answer_table(source, *, domain: int | None = None, where: str = "answer
     dup = np.flatnonzero(key.duplicated().to_numpy())
     if dup.size:
         row = dup[0]
-        raise DataError(where_rows, f"duplicate row for task={tasks[task[row]]!r}, "
-                        f"worker={workers[worker[row]]!r} ({dup.size} duplicate(s) in all)",
+        raise DataError(where_rows, f"duplicate row for task={str(tasks[task[row]])!r}, "
+                        f"worker={str(workers[worker[row]])!r} ({dup.size} duplicate(s) in all)",
                         line=_line(row) if kind == "file" else None, column="worker",
                         remedy="Keep one answer per (task, worker): decide which one and "
                                "delete the others")
