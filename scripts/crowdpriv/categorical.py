@@ -126,7 +126,7 @@ def _index_array(name, values, size, size_name):
         raise ParameterError(name, a.shape, f"{name} must be 1-d, got shape {a.shape}")
     if a.size and a.dtype.kind not in "iu":
         if a.dtype.kind != "f" or not np.array_equal(a, np.round(a)):
-            bad = a.ravel()[0] if a.dtype.kind != "f" else a[a != np.round(a)][0]
+            bad = (a.ravel()[0] if a.dtype.kind != "f" else a[a != np.round(a)][0]).item()
             raise ParameterError(name, bad, f"{name} must hold integers, found {bad!r}")
     a = a.astype(np.int64)
     if a.size and (a.min() < 0 or a.max() >= size):
@@ -406,7 +406,7 @@ def _ds_m_step(em, n_counts, smoothing, floor):
     return _normalise_columns(theta)
 
 
-def _run(em, theta0, prior0, sweep, tol, max_iter):
+def _run(theta0, prior0, sweep, tol, max_iter):
     """EM loop: ``sweep(theta, prior, state)`` returns (post, theta', prior', state', F);
     stop when F (ELBO per answered task) rises by less than ``tol``."""
     theta, prior, state = theta0, prior0, None
@@ -444,6 +444,11 @@ def dawid_skene(task, worker, label, *, n_tasks: int, n_workers: int, n_labels: 
     after two iterations; per task it does not.)
     Returns T of the last E-step and θ, π of the M-step after it. Ties of the posterior go to
     the lowest label.
+
+    ``prior``: "estimate" (the M-step above, crowd-kit's choice), "uniform", "moments" (the
+    observed label frequencies, fixed; behind a channel, :func:`channel_dawid_skene` inverts
+    the channel on them first) or K fixed probabilities. A fixed prior keeps EM from
+    drifting to one class when the answers carry little information (heavy noise).
     """
     k = check_int_at_least("n_labels", n_labels, 2)
     s = k if n_symbols is None else check_int_at_least("n_symbols", n_symbols, k)
@@ -465,7 +470,7 @@ def dawid_skene(task, worker, label, *, n_tasks: int, n_workers: int, n_labels: 
             f = em.elbo(post, prior, em.data_term(n_counts, np.log(theta)), theta, smoothing)
         return post, theta, prior, None, f
 
-    post, theta, prior, _, it, conv, f = _run(em, theta0, em.prior(post0, floor), sweep, tol,
+    post, theta, prior, _, it, conv, f = _run(theta0, em.prior(post0, floor), sweep, tol,
                                               max_iter)
     return em.result(post, prior, theta, it, conv, f)
 
@@ -514,7 +519,7 @@ def one_coin_dawid_skene(task, worker, label, *, n_tasks: int, n_workers: int, n
         f = em.elbo(post, prior, em.data_term(n_counts, np.log(theta)), theta, smoothing)
         return post, theta, prior, None, f
 
-    post, theta, prior, _, it, conv, f = _run(em, m_step(post0), em.prior(post0, floor), sweep,
+    post, theta, prior, _, it, conv, f = _run(m_step(post0), em.prior(post0, floor), sweep,
                                               tol, max_iter)
     return em.result(post, prior, theta, it, conv, f)
 
@@ -646,8 +651,8 @@ def channel_dawid_skene(task, worker, symbol, *, n_tasks: int, n_workers: int, n
     (:func:`one_coin_dawid_skene` behind the channel): the worker answers with probability
     a_i ("did not answer" = symbol K otherwise, when R = K + 1) and an answer is right with
     probability s_i, wrong labels uniform; its M-step is the maximum-likelihood (a_i, s_i) of
-    the same expected response counts. Stopping rule: the evidence lower bound per answered task (for a stack
-    with the grid terms Σ_g q (log w_g - log q)) rises by less than ``tol``.
+    the same expected response counts. Stopping rule: the evidence lower bound per answered
+    task (for a stack with the grid terms Σ_g q (log w_g - log q)) rises by less than ``tol``.
 
     With the identity channel the M-step is θ ∝ θ·N/θ = N: exactly :func:`dawid_skene` (a
     test). What the channel adds: it bounds each observed confusion entry below by the
@@ -730,7 +735,7 @@ def channel_dawid_skene(task, worker, symbol, *, n_tasks: int, n_workers: int, n
         f = em.elbo(post, prior, float((q * ll).sum() + grid), theta, smoothing)
         return post, theta, prior, q, f
 
-    post, theta, prior, q, it, conv, f = _run(em, theta0, em.prior(post0, floor), sweep, tol,
+    post, theta, prior, q, it, conv, f = _run(theta0, em.prior(post0, floor), sweep, tol,
                                               max_iter)
     return em.result(post, prior, theta, it, conv, f, q if g > 1 else None)
 
