@@ -496,6 +496,8 @@ def test_round_to_labels():
      "worker", r"worker must lie in \[0, 2\).*found 2"),
     (lambda: cat.majority_vote([0], [0], [0.5], n_tasks=1, n_workers=1, n_labels=3),
      "label", "integers, found 0.5"),
+    (lambda: cat.majority_vote([0], [0], ["a"], n_tasks=1, n_workers=1, n_labels=3),
+     "label", "integers, found 'a'"),
     (lambda: cat.majority_vote([0], [0], [0], n_tasks=1, n_workers=1, n_labels=3,
                                ties="first"), "ties", "ties must be one of"),
     (lambda: cat.majority_vote([0], [0], [0], n_tasks=1, n_workers=1, n_labels=3,

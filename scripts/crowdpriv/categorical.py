@@ -192,21 +192,21 @@ def _check_ties(ties, rng):
                              f"{type(rng).__name__}")
 
 
-def _vote_result(t, w, y, scores, truths, n_workers, skill=None, iterations=0):
+def _vote_result(t, w, y, scores, truths, n_workers):
     total = scores.sum(axis=1, keepdims=True)
     answered = total[:, 0] > 0
     k = scores.shape[1]
     shares = np.where(answered[:, None], scores / np.where(answered, total[:, 0], 1.0)[:, None],
                       1.0 / k)
     truths = np.where(answered, truths, -1)
-    if skill is None:  # agreement with the outcome (crowd-kit's MajorityVote.skills_)
-        n = np.bincount(w, minlength=n_workers)
-        agree = np.bincount(w, weights=(y == truths[t]), minlength=n_workers)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            skill = np.where(n > 0, agree / n, np.nan)
-    return CategoricalResult(truths.astype(np.int64), shares, shares[answered].mean(axis=0)
-                             if answered.any() else np.full(k, 1.0 / k), skill, None,
-                             int(iterations), True, float("nan"))
+    # each worker's agreement with the outcome (crowd-kit's MajorityVote.skills_)
+    n = np.bincount(w, minlength=n_workers)
+    agree = np.bincount(w, weights=(y == truths[t]), minlength=n_workers)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        skill = np.where(n > 0, agree / n, np.nan)
+    prior = shares[answered].mean(axis=0) if answered.any() else np.full(k, 1.0 / k)
+    return CategoricalResult(truths.astype(np.int64), shares, prior, skill, None, 0, True,
+                             float("nan"))
 
 
 def majority_vote(task, worker, label, *, n_tasks: int, n_workers: int, n_labels: int,
@@ -218,8 +218,8 @@ def majority_vote(task, worker, label, *, n_tasks: int, n_workers: int, n_labels
     (1 by default). Ties: ``"lowest"`` returns the lowest tied label (deterministic; this is
     exactly crowd-kit's ``MajorityVote``, see the module docstring), ``"random"`` one of the
     tied labels uniformly, drawn from ``rng``. Weighted scores count as tied within a relative
-    1e-12 (float sums of equal weights in another order). A task without answers gets label
-    ``-1`` and uniform shares.
+    1e-12 (float sums of equal weights in another order). A task without answers (or whose
+    answers all weigh 0) gets label ``-1`` and uniform shares.
 
     Parameters
     ----------
