@@ -654,8 +654,8 @@ def channel_dawid_skene(task, worker, symbol, *, n_tasks: int, n_workers: int, n
     the same expected response counts. Stopping rule: the evidence lower bound per answered
     task (for a stack with the grid terms Σ_g q (log w_g - log q)) rises by less than ``tol``.
 
-    With the identity channel the M-step is θ ∝ θ·N/θ = N: exactly :func:`dawid_skene` (a
-    test). What the channel adds: it bounds each observed confusion entry below by the
+    With the identity channel the M-step is θ ∝ θ·N/θ = N: :func:`dawid_skene` up to rounding
+    (a test: same iterations and labels, posteriors to 1e-12). What the channel adds: it bounds each observed confusion entry below by the
     channel's off-diagonal probability, so one observation can never count for more than
     log(p/q) nats; it lets NULL outputs be evidence (through θ's NULL row). It cannot separate a
     worker's own noise from the channel's beyond that bound: C θ is all the data identify,
