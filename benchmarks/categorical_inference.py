@@ -7,13 +7,13 @@ mirror (``../shared/datasets/truth_inference_benchmark``). Each dataset is relea
 
 * ``none``: the answers themselves (10 seeds: only the random ties of the votes vary);
 * ``RR``: LDP-sparse's RR (Eq. 8) on the dense workers x tasks matrix, NULL one more symbol
-  (:func:`crowdpriv.ldp_sparse.rr_perturb`), ε in {1, 2}, 10 seeds;
+  (:func:`crowdpriv.mechanisms.rr.rr_perturb`), ε in {1, 2}, 10 seeds;
 * ``2-Layer``: RR at a hidden per-worker ε_i ~ U(0, 2ε)
-  (:func:`crowdpriv.ldp_sparse.two_layer_perturb`'s draws), ε in {1, 2}, 10 seeds;
+  (:func:`crowdpriv.mechanisms.two_layer.two_layer_perturb`'s draws), ε in {1, 2}, 10 seeds;
 * ``RR-answers``: RR over Γ on answered cells only, NULLs stay NULL
   (:func:`crowdpriv.examples.rr_answers_only`), ε in {1, 2}, 20 seeds on product, 10 on dog;
 * ``LP``: Laplace Lap(K/ε) on every cell, NULLs filled uniformly
-  (:func:`crowdpriv.ldp_sparse.lp_perturb`), ε in {1, 2}, 10 seeds (continuous release).
+  (:func:`crowdpriv.mechanisms.lp.lp_perturb`), ε in {1, 2}, 10 seeds (continuous release).
 
 and aggregated by every method of :mod:`crowdpriv.categorical` that applies (label outputs
 with NULL outputs dropped for the label-only methods; every cell, NULL = symbol K, for the
@@ -46,14 +46,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from crowdpriv import categorical as cat  # noqa: E402
 from crowdpriv.examples import rr_answers_only  # noqa: E402
-from crowdpriv.ldp_sparse import (  # noqa: E402
-    answer_codes,
-    codes_to_answers,
-    lp_perturb,
-    rr_perturb,
-    two_layer_apply,
-    two_layer_draws,
-)
+from crowdpriv.mechanisms import answer_codes, codes_to_answers  # noqa: E402
+from crowdpriv.mechanisms.lp import lp_perturb  # noqa: E402
+from crowdpriv.mechanisms.rr import rr_perturb  # noqa: E402
+from crowdpriv.mechanisms.two_layer import two_layer_apply, two_layer_draws  # noqa: E402
 from crowdpriv.truth import sun  # noqa: E402
 from crowdpriv.answers import Answers  # noqa: E402
 

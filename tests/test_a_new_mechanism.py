@@ -146,7 +146,7 @@ def test_the_toy_runs_in_a_sweep_and_in_the_audit_from_config(root, toy, tmp_pat
     assert len(toy_rows) == len(raw.loc[raw["method"] == "RR"]) and toy_rows["bound"].isna().all()
     table = pd.read_csv(tmp_path / audit)
     rows = table.loc[table["mechanism"] == "Toy-RR"]
-    assert len(rows) == 1 and rows["verdict"].iloc[0] == "exact"
+    assert len(rows) == 1 and rows["verdict"].iloc[0] == "not refuted"
 
 
 @pytest.mark.e2e
@@ -156,9 +156,14 @@ def test_the_toy_releases_through_the_cli_with_a_ledger(root, toy, tmp_path):
     answers.write_text("task,worker,label\n" + "".join(
         f"t{t},w{w},{(t + w) % 5}\n" for w in range(8) for t in range(6) if (t * w) % 3))
     base = [str(script), "--register", "toy_mechanism:ToyRR"]
-    run = subprocess.run([*base, "perturb", "toy-rr", str(answers), "-o",
-                          str(tmp_path / "out.csv"), "--epsilon", "1", "--domain", "5"],
-                         capture_output=True, text=True, timeout=300, env=_env(toy))
+    release = [*base, "perturb", "toy-rr", str(answers), "-o", str(tmp_path / "out.csv"),
+               "--epsilon", "1", "--domain", "5"]
+    refused = subprocess.run(release, capture_output=True, text=True, timeout=300,
+                             env=_env(toy))
+    assert refused.returncode == 2 and "--allow-unsafe" in refused.stderr  # ε = ∞ as run
+    assert not (tmp_path / "out.csv").exists()
+    run = subprocess.run([*release, "--allow-unsafe"], capture_output=True, text=True,
+                         timeout=300, env=_env(toy))
     assert run.returncode == 0, run.stderr
     ledger = json.loads((tmp_path / "out.csv.privacy.json").read_text())
     assert ledger["mechanism"] == "toy-rr" and ledger["spent"]["epsilon"] == 1.0

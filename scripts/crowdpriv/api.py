@@ -18,6 +18,7 @@ seeded output is reproducible, and the ledger says it is therefore not private.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -107,7 +108,10 @@ def audit_cases_for(mechanism: str, epsilon: float, domain: int | None, settings
         if "audit" not in mech.parts:
             continue
         own = settings if (mech is runner and settings is not None) else mech.example_settings()
-        cases += mech.audit_cases(own, float(epsilon), domain_size=domain, shape=shape)
+        # a member written before whole-worker cases existed takes no ``shape``
+        accepts_shape = "shape" in inspect.signature(mech.audit_cases).parameters
+        cases += mech.audit_cases(own, float(epsilon), domain_size=domain,
+                                  **({"shape": shape} if accepts_shape else {}))
     return cases
 
 

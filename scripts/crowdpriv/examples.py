@@ -25,6 +25,7 @@ import numpy as np
 
 from ._checks import check_int_at_least, check_positive
 from .mechanisms import (
+    Channel,
     Claimed,
     DataShape,
     Guarantee,
@@ -81,6 +82,14 @@ class RRAnswersOnly(Mechanism):
         out = c.copy()
         out[flip] = (c[flip] + shift[flip]) % k
         return Perturbed(out, k)
+
+    def channel(self, settings, epsilon, *, domain_size):
+        k = int(domain_size)
+        keep = float(_keep_probability(check_positive("epsilon", epsilon), k))
+        other = (1.0 - keep) / (k - 1)
+        matrix = np.full((k, k), other) + np.eye(k) * (keep - other)
+        return Channel(matrix[None], np.ones(1), observes_null=False,
+                       description=f"k-ary RR over Γ on answered cells at ε = {float(epsilon):g}")
 
     def claimed(self, settings, epsilon, *, domain_size=None):
         return Claimed(float(epsilon), 0.0, "answered cell's value (NULL cells not protected)",

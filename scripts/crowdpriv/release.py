@@ -17,7 +17,7 @@ import numpy as np
 
 from ._checks import ParameterError, check_positive
 
-__all__ = ["snapping_grid", "snapped_laplace", "snapping_epsilon"]
+__all__ = ["snapping_grid", "snapped_laplace", "snapping_epsilon", "snapped_noise_mse"]
 
 
 def snapping_grid(scale: float) -> float:
@@ -45,3 +45,23 @@ def snapped_laplace(values, scale: float, *, bound: float, rng) -> np.ndarray:
     grid = snapping_grid(scale)
     y = x + rng.laplace(0.0, scale, size=x.shape)
     return np.clip(grid * np.round(y / grid), -bound, bound)
+
+
+def snapped_noise_mse(values, scale: float, *, bound: float) -> np.ndarray:
+    """E[(output − x)²] of :func:`snapped_laplace` at each input x (inside [−B, B]), exact:
+    the output is the grid point jΛ (clamped to ±B) whose cell [(j − ½)Λ, (j + ½)Λ) holds
+    x + Lap(scale), so the law is the Laplace CDF's differences over the grid cells, the tails
+    beyond the clamp merged into ±B. 2·scale² plus what rounding to a grid of up to 2·scale
+    adds (7-9 % at |Γ| = 5, ε = 1)."""
+    from scipy import stats
+
+    x = np.clip(np.atleast_1d(np.asarray(values, dtype=np.float64)), -bound, bound)
+    grid = snapping_grid(scale)
+    j = np.arange(np.floor(-bound / grid) - 1, np.ceil(bound / grid) + 2)
+    low = (j - 0.5) * grid - x[:, None]
+    high = (j + 0.5) * grid - x[:, None]
+    mass = stats.laplace.cdf(high, scale=scale) - stats.laplace.cdf(low, scale=scale)
+    mass[:, 0] += stats.laplace.cdf(low[:, 0], scale=scale)
+    mass[:, -1] += stats.laplace.sf(high[:, -1], scale=scale)
+    error = np.clip(j * grid, -bound, bound) - x[:, None]
+    return (mass * error * error).sum(axis=1)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from ._base import (
     PARTS,
+    Channel,
     Claimed,
     DataShape,
     Guarantee,
@@ -70,7 +71,7 @@ from .rr import RR
 from .two_layer import TwoLayer
 
 __all__ = [
-    "PARTS", "Claimed", "DataShape", "Guarantee", "LawCheck", "Mechanism", "NoSettings",
+    "PARTS", "Channel", "Claimed", "DataShape", "Guarantee", "LawCheck", "Mechanism", "NoSettings",
     "Perturbed", "basic_composition", "MAX_DOMAIN", "answer_codes", "check_domain_answers",
     "check_epsilon", "codes_to_answers", "laplace_noise", "ENTRY_POINT_GROUP",
     "FunctionMechanism", "get", "ids", "load", "load_entry_points", "members", "register",

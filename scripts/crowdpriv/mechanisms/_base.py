@@ -18,7 +18,10 @@ fills in its part:
   sampler leaks or a neighbour the paper's definition admits is not covered;
 * ``ledger_text``: what a release's ledger says it covers and does not;
 * ``audit_cases``: the privacy audit's cases (:class:`crowdpriv.audit.Case`);
-* ``law``: the sampler's law as checkable statements (:mod:`crowdpriv.mechanisms.contract`).
+* ``law``: the sampler's law as checkable statements (:mod:`crowdpriv.mechanisms.contract`);
+* ``channel`` / ``noise_variance``: what truth inference may know of the mechanism (the
+  randomisation channel of a label release, the variance of the noise added to a value),
+  which the contract checks against the sampler that runs.
 
 ``parts`` says which of these a member has (PrisCrowd's Alg. 1 has no ε sweep over label
 codes; PPTD has no streamed path); :func:`crowdpriv.mechanisms.contract.check_mechanism` checks
@@ -38,6 +41,7 @@ from .._checks import ParameterError
 
 __all__ = [
     "PARTS",
+    "Channel",
     "Claimed",
     "Guarantee",
     "DataShape",
@@ -158,6 +162,40 @@ class LawCheck:
     cdf: Any = None
     support: Any = None
     probabilities: Any = None
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A label release's randomisation channel, as mechanism-aware inference uses it
+    (:func:`crowdpriv.categorical.channel_dawid_skene`).
+
+    ``matrices[g, o, r]`` = P(released symbol o | the worker's response r) under the g-th
+    channel of a hidden per-worker mixture with prior ``weights`` (one channel, weight 1, for
+    a mechanism without hidden per-worker randomness). Symbols are label codes 0..K-1 and, when
+    ``observes_null`` (the release shows every cell, NULL cells included), K for NULL: then a
+    cell the release does not list is the symbol K. Without it, only answered cells are
+    released and perturbed, and a missing cell is not an observation.
+    """
+
+    matrices: np.ndarray
+    weights: np.ndarray
+    observes_null: bool
+    description: str = ""
+
+    def __post_init__(self):
+        m = np.asarray(self.matrices, dtype=np.float64)
+        w = np.asarray(self.weights, dtype=np.float64)
+        if m.ndim != 3 or m.shape[1] != m.shape[2] or w.shape != (m.shape[0],):
+            raise ValueError(f"a channel is (G, S, S) matrices with G weights, got "
+                             f"{m.shape} and {w.shape}")
+        if not np.allclose(m.sum(axis=1), 1.0, atol=1e-12) or not np.isclose(w.sum(), 1.0):
+            raise ValueError("every column of a channel and its weights must sum to 1")
+        object.__setattr__(self, "matrices", m)
+        object.__setattr__(self, "weights", w)
+
+    @property
+    def symbols(self) -> int:
+        return int(self.matrices.shape[1])
 
 
 @dataclass
@@ -341,6 +379,21 @@ class Mechanism:
     def law(self, settings, epsilon: float, *, domain_size: int | None = None) -> list:
         """The sampler's law as checkable statements (:mod:`.contract`)."""
         raise self._missing("law")
+
+    # --- what inference may know ---------------------------------------------------------
+
+    def channel(self, settings, epsilon: float, *, domain_size: int) -> Channel | None:
+        """The release's channel over label symbols (:class:`Channel`), for a member whose
+        outputs are labels; None when the output is not a channel on labels."""
+        return None
+
+    def noise_variance(self, settings, epsilon: float, *, domain_size: int | None = None
+                       ) -> float | None:
+        """Mean square of the noise added to an answered cell's value (output − answer),
+        averaged over the labels, when it is public and the same for every worker (LP:
+        2(|Γ|/ε)²); None when it is not (no additive noise, or it depends on what the worker
+        keeps private, as MF's and PPTD's do)."""
+        return None
 
     # --- release (API / CLI) ------------------------------------------------------------
 

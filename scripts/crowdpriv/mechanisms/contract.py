@@ -17,7 +17,11 @@
 * guarantee: a :class:`~crowdpriv.mechanisms.Guarantee` whose record ε is ∞ unless the
   sampler is floating-point safe, whose worker ε is at least the record ε, and which is
   finite for a float-safe sampler;
-* ``audit``: every case samples both neighbours.
+* ``audit``: every case samples both neighbours;
+* ``channel``: the channel a member declares for inference (``channel``) is the law of the
+  sampler that releases, column by column (a G-test per input symbol, each worker with his
+  own hidden randomness for a mixture), and the declared noise variance (``noise_variance``)
+  is the variance of output − input (a z-test on the sample variance).
 
 The checks are deterministic (fixed seeds); the tests parametrise them over the registry.
 """
@@ -225,8 +229,67 @@ def check_audit(mech, settings, epsilon, domain_size) -> None:
                                       f"one statistic per sample, got shape {x.shape}")
 
 
+def _released(mech, settings, epsilon, domain_size, column, rng):
+    """The member's release (or dense sampler) on one task answered by every worker with
+    ``column`` (NaN = NULL): the outputs as floats, NaN for NULL."""
+    answers = np.asarray(column, dtype=np.float64)[:, None]
+    if "release" in mech.parts:
+        out = mech.release(answers, epsilon, settings, rng=rng, domain_size=domain_size)
+    else:
+        from ._codes import answer_codes
+
+        codes = answer_codes(answers, domain_size)
+        state = mech.prepare(codes, settings, domain_size=domain_size, rng=rng)
+        out = mech.perturb(codes, epsilon, settings, rng=rng, domain_size=domain_size,
+                           state=state).dense(np.float64)
+    return np.asarray(out, dtype=np.float64)[:, 0]
+
+
+def check_channel(mech, settings, epsilon, domain_size, *, seed=17, n=LAW_SAMPLES) -> dict:
+    """The declared channel and noise variance against the sampler that releases."""
+    from scipy import stats
+
+    report = {}
+    k = int(domain_size)
+    channel = mech.channel(settings, epsilon, domain_size=k)
+    if channel is not None:
+        law = np.tensordot(channel.weights, channel.matrices, axes=1)  # (S, S)
+        assert channel.symbols == (k + 1 if channel.observes_null else k), (
+            f"{mech.id}: a channel over {channel.symbols} symbols for |Γ| = {k} "
+            f"(observes_null={channel.observes_null})")
+        for r in range(channel.symbols):
+            rng = np.random.default_rng([seed, r])
+            x = _released(mech, settings, epsilon, k, np.full(n, np.nan if r == k else r), rng)
+            symbols = np.where(np.isnan(x), k, x).astype(np.int64)
+            if not channel.observes_null:
+                assert (symbols < k).all(), f"{mech.id}: an answered cell released as NULL"
+            counts = np.bincount(symbols, minlength=channel.symbols).astype(np.float64)
+            expected = law[:, r] * n
+            keep = expected > 0
+            assert not (counts[~keep] > 0).any(), (
+                f"{mech.id}: response {r} released a symbol its channel says is impossible")
+            p = float(stats.power_divergence(counts[keep], expected[keep],
+                                             lambda_="log-likelihood").pvalue)
+            report[("channel", r)] = p
+            assert p >= ALPHA, (f"{mech.id}: the release does not follow its declared channel "
+                                f"for response {r} at ε = {epsilon:g}: G-test p = {p:.3g}")
+    variance = mech.noise_variance(settings, epsilon, domain_size=k)
+    if variance is not None:
+        rng = np.random.default_rng([seed, 99])
+        labels = rng.integers(0, k, size=n)
+        noise = _released(mech, settings, epsilon, k, labels, rng) - labels
+        square = noise * noise
+        mean_square = float(square.mean())
+        z = (mean_square - variance) / math.sqrt(max(float(square.var()), 1e-300) / n)
+        report["noise_variance"] = (mean_square, variance, z)
+        assert abs(z) < 5, (f"{mech.id}: declared noise mean square {variance:.6g}, the "
+                            f"release shows {mean_square:.6g} (z = {z:.2f}) at ε = {epsilon:g}")
+    return report
+
+
 #: The checks by part (identity and guarantee apply to every member).
-CONTRACT_CHECKS = ("identity", "law", "sweep", "stream", "release", "guarantee", "audit")
+CONTRACT_CHECKS = ("identity", "law", "sweep", "stream", "release", "guarantee", "audit",
+                   "channel")
 
 
 def only_given(settings, mech) -> bool:
@@ -257,4 +320,8 @@ def check_mechanism(mech, *, settings=None, epsilons=(0.5, 2.0), domain_size: in
         report["guarantee"] = check_guarantee(mech, settings, epsilons[0], domain_size)
     if "audit" in wanted and "audit" in mech.parts:
         check_audit(mech, settings, epsilons[0], domain_size)
+    if "channel" in wanted and mech.answer_type == "categorical" and (
+            {"release", "sweep"} & set(mech.parts)):
+        report["channel"] = {eps: check_channel(mech, settings, eps, domain_size)
+                             for eps in epsilons}
     return report

@@ -155,6 +155,10 @@ class LP(Mechanism):
         return Claimed(float(epsilon), 0.0, "answered cell of a worker (ε-cell LDP)",
                        "LDP-sparse Theorem 1 (Eq. 6-7)", CELL_NEIGHBOURS)
 
+    def noise_variance(self, settings, epsilon, *, domain_size=None):
+        """Lap(|Γ|/ε) on every cell (Eq. 6-7): variance 2(|Γ|/ε)²."""
+        return 2.0 * (int(domain_size) / float(epsilon)) ** 2
+
     def ideal_cell_epsilon(self, settings, epsilon, domain_size) -> float:
         """The largest exact per-cell ε over the cell neighbours (two answers at distance
         |Γ| − 1; NULL against each answer), in exact arithmetic."""

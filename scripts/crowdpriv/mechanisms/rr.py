@@ -12,7 +12,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import check_int_at_least
-from ._base import Claimed, DataShape, Guarantee, LawCheck, Mechanism, Perturbed, basic_composition
+from ._base import (
+    Channel,
+    Claimed,
+    DataShape,
+    Guarantee,
+    LawCheck,
+    Mechanism,
+    Perturbed,
+    basic_composition,
+)
 from ._codes import answer_codes, check_epsilon, codes_to_answers
 from .lp import CELL_NEIGHBOURS
 
@@ -153,6 +162,10 @@ class RR(Mechanism):
 
     def apply(self, codes, draws, epsilon, settings, *, domain_size, state=None):
         return Perturbed(rr_apply(codes, draws, epsilon, domain_size=domain_size), domain_size)
+
+    def channel(self, settings, epsilon, *, domain_size):
+        return Channel(rr_channel(epsilon, domain_size)[None], np.ones(1), observes_null=True,
+                       description=f"RR over Γ ∪ {{NULL}} (Eq. 8) at ε = {float(epsilon):g}")
 
     def claimed(self, settings, epsilon, *, domain_size=None):
         return Claimed(float(epsilon), 0.0, "answered or NULL cell of a worker (ε-cell LDP)",

@@ -13,6 +13,7 @@ import numpy as np
 
 from .._checks import check_in_interval, check_positive
 from ._base import (
+    Channel,
     Claimed,
     DataShape,
     Guarantee,
@@ -28,7 +29,7 @@ from .rr import discrete_column, rr_apply, rr_channel, rr_draws, rr_rounding_exc
 
 __all__ = ["TwoLayer", "TwoLayerSettings", "two_layer_perturb", "two_layer_perturb_codes",
            "two_layer_draws", "two_layer_apply", "two_layer_exact_epsilon",
-           "two_layer_channel"]
+           "two_layer_channel", "two_layer_epsilon_grid"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,15 @@ def two_layer_channel(epsilon: float, domain_size: int, spread: float = 1.0) -> 
     return out
 
 
+def two_layer_epsilon_grid(epsilon: float, spread: float = 1.0, n_grid: int = 16) -> np.ndarray:
+    """``n_grid`` midpoints of equal cells of ε_i's support [ε(1 − s), ε(1 + s)]: the midpoint
+    rule for the uniform law of the hidden per-worker budget (the discrete prior that
+    mechanism-aware inference puts a per-worker posterior on; ε_i = 0, pure noise, is never a
+    node)."""
+    lo, hi = epsilon * (1 - spread), epsilon * (1 + spread)
+    return lo + (np.arange(n_grid) + 0.5) * (hi - lo) / n_grid
+
+
 class TwoLayer(Mechanism):
     """2-Layer (LDP-sparse Sec. VI-D): per-worker ε_i ~ U(ε(1−s), ε(1+s)), then RR (Eq. 8)."""
 
@@ -141,6 +151,17 @@ class TwoLayer(Mechanism):
     def worst_epsilon(self, settings, epsilon) -> float:
         """The supremum of the budget distribution, ε(1 + s): what the worst worker gets."""
         return float(epsilon) * (1.0 + settings.spread)
+
+    #: Grid points of the hidden ε_i in :meth:`channel` (midpoint rule).
+    channel_grid = 16
+
+    def channel(self, settings, epsilon, *, domain_size):
+        nodes = two_layer_epsilon_grid(float(epsilon), settings.spread, self.channel_grid)
+        return Channel(np.stack([rr_channel(e, domain_size) for e in nodes]),
+                       np.full(nodes.size, 1.0 / nodes.size), observes_null=True,
+                       description=f"RR over Γ ∪ {{NULL}} at a hidden ε_i ~ U({nodes[0]:g}.."
+                                   f"{nodes[-1]:g} grid of {nodes.size}), mean ε "
+                                   f"{float(epsilon):g}")
 
     def claimed(self, settings, epsilon, *, domain_size=None):
         return Claimed(float(epsilon), 0.0, "answered or NULL cell, on average over workers",
