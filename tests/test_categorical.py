@@ -539,3 +539,42 @@ def test_bad_inputs_name_the_parameter(call, parameter, text):
     with pytest.raises(ParameterError, match=text) as err:
         call()
     assert err.value.parameter == parameter
+
+
+# -- implicit NULL cells ---------------------------------------------------------------------------
+@pytest.mark.parametrize("fit", ["ds", "full", "one_coin", "two_layer"])
+def test_implicit_null_cells_fit_as_listing_every_cell(dog, fit):
+    """A release of RR with NULL lists its non-NULL cells; the fit with the other cells
+    implicit is the fit with every cell listed as symbol K (to rounding), and it refuses a
+    listed NULL."""
+    from crowdpriv.mechanisms.rr import rr_perturb
+
+    dense = np.full((dog.kw["n_workers"], dog.kw["n_tasks"]), np.nan)
+    dense[dog.worker, dog.task] = dog.label
+    release = rr_perturb(dense, 2.0, rng=np.random.default_rng(3), domain_size=dog.k)
+    every = cat.cells_from_matrix(release, null_symbol=dog.k)
+    listed = cat.cells_from_matrix(release)
+    assert listed[0].size < every[0].size
+    if fit == "ds":
+        def run(cells, **kw):
+            return cat.dawid_skene(*cells, **dog.kw, max_iter=30, **kw)
+        a, b = run(every, n_symbols=dog.k + 1), run(listed, implicit_null=True)
+    else:
+        if fit == "two_layer":
+            channel, weights = cat.two_layer_channels(2.0, dog.k, n_grid=4)
+            extra = dict(channel=channel, grid_weights=weights)
+        else:
+            extra = dict(channel=cat.rr_null_channel(2.0, dog.k), model=fit)
+
+        def run(cells, **kw):
+            return cat.channel_dawid_skene(*cells, **dog.kw, max_iter=30, **extra, **kw)
+        a, b = run(every), run(listed, implicit_null=True)
+    assert a.iterations == b.iterations
+    assert np.array_equal(a.truths, b.truths)
+    assert np.abs(a.posterior - b.posterior).max() < 1e-9
+    # fails: the listed cells alone, without the implicit NULLs, are another fit
+    if fit == "ds":
+        c = cat.dawid_skene(*listed, **dog.kw, max_iter=30)
+        assert np.abs(c.posterior - a.posterior).max() > 1e-3
+    with pytest.raises(cat.ParameterError, match="implicit_null"):
+        run(every, implicit_null=True)

@@ -293,7 +293,8 @@ class _EM:
     """The data side of every Dawid-Skene variant: observation index worker·S + symbol, the
     task of each observation, and the two bincount passes (E-step, expected counts)."""
 
-    def __init__(self, t, w, y, n_tasks, n_workers, n_symbols, n_labels, stopping="task"):
+    def __init__(self, t, w, y, n_tasks, n_workers, n_symbols, n_labels, stopping="task",
+                 implicit_null=False):
         if stopping not in STOPPING_RULES:
             raise ParameterError("stopping", stopping, f"stopping must be one of "
                                  f"{STOPPING_RULES}, got {stopping!r}")
@@ -303,11 +304,23 @@ class _EM:
         self.cell = w * n_symbols + y
         self.counts = np.bincount(self.cell, minlength=n_workers * n_symbols).reshape(
             n_workers, n_symbols)
-        per_task = np.bincount(t, minlength=n_tasks)
+        # implicit NULL: every (worker, task) cell not listed shows the last symbol; nothing
+        # per NULL cell is stored or visited (a dense release is mostly NULL outputs)
+        self.null = n_symbols - 1 if implicit_null else None
+        if implicit_null:
+            if self.counts[:, self.null].any():
+                raise ParameterError("symbol", self.null, "with implicit_null, list only the "
+                                     f"non-NULL cells (symbols < {self.null})")
+            self.counts[:, self.null] = n_tasks - self.counts.sum(axis=1)
+            if (self.counts[:, self.null] < 0).any():
+                raise ParameterError("task", int(n_tasks), "with implicit_null, a worker "
+                                     "lists each task at most once")
+        per_task = (np.full(n_tasks, n_workers) if implicit_null  # every cell is observed
+                    else np.bincount(t, minlength=n_tasks))
         self.answered = per_task > 0
         if stopping == "answer":  # crowd-kit: the prior term once per answer, / answers
             self.prior_weight = per_task[self.answered].astype(np.float64)
-            self.n_scale = max(int(t.size), 1)
+            self.n_scale = max(int(per_task.sum()), 1)
         else:
             self.prior_weight = np.ones(int(self.answered.sum()))
             self.n_scale = max(int(self.answered.sum()), 1)
@@ -321,9 +334,13 @@ class _EM:
         return np.where(total > 0, scores / np.where(total > 0, total, 1.0), 1.0 / self.k)
 
     def expected_counts(self, post):
-        """N[w, o, c] = Σ over w's observations of symbol o of P(z_task = c)."""
-        return _per_label_bincount(self.cell, post[self.t], self.m * self.s).reshape(
+        """N[w, o, c] = Σ over w's observations of symbol o of P(z_task = c); for implicit
+        NULL cells, Σ_j T_jc over all tasks less the listed ones."""
+        n = _per_label_bincount(self.cell, post[self.t], self.m * self.s).reshape(
             self.m, self.s, self.k)
+        if self.null is not None:
+            n[:, self.null, :] = post.sum(axis=0) - n.sum(axis=1)
+        return n
 
     fixed_prior = None
 
@@ -368,7 +385,15 @@ class _EM:
         """Posterior of each task's label from log P(symbol o | c) per worker, (m, S, K)."""
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
-        score = _per_label_bincount(self.t, log_obs.reshape(-1, self.k)[self.cell], self.n_tasks)
+        if self.null is None:
+            score = _per_label_bincount(self.t, log_obs.reshape(-1, self.k)[self.cell],
+                                        self.n_tasks)
+        else:  # Σ_w log P(NULL | c) on every task, corrected where w's cell is listed
+            has_null = self.counts[:, self.null] > 0
+            log_null = np.where(has_null[:, None], log_obs[:, self.null, :], 0.0)
+            listed = (log_obs - log_null[:, None, :]).reshape(-1, self.k)[self.cell]
+            score = _per_label_bincount(self.t, listed, self.n_tasks)
+            score += log_null.sum(axis=0)
         score += log_prior
         score -= score.max(axis=1, keepdims=True)
         post = np.exp(score)
@@ -441,7 +466,7 @@ def _run(theta0, prior0, sweep, tol, max_iter):
 def dawid_skene(task, worker, label, *, n_tasks: int, n_workers: int, n_labels: int,
                 n_symbols: int | None = None, prior="estimate", tol: float = 1e-5,
                 max_iter: int = 100, smoothing: float = 0.0, floor: float = 1e-10,
-                stopping: str = "answer") -> CategoricalResult:
+                stopping: str = "answer", implicit_null: bool = False) -> CategoricalResult:
     """Dawid-Skene (Dawid & Skene, JRSS C 28(1), 1979) by EM, one confusion matrix per worker.
 
     Model: task j's label z_j ~ prior π; worker w answers symbol o with probability
@@ -465,16 +490,25 @@ def dawid_skene(task, worker, label, *, n_tasks: int, n_workers: int, n_labels: 
     Returns T of the last E-step and θ, π of the M-step after it. Ties of the posterior go to
     the lowest label.
 
+    ``implicit_null``: the answers list only non-NULL cells and every other cell of the
+    n_workers x n_tasks grid is the symbol K ("did not answer", S = K + 1): the same fit as
+    listing every cell with :func:`cells_from_matrix` (``null_symbol=K``), in time and memory
+    of the listed cells only (a test).
+
     ``prior``: "estimate" (the M-step above, crowd-kit's choice), "uniform", "moments" (the
     observed label frequencies, fixed; behind a channel, :func:`channel_dawid_skene` inverts
     the channel on them first) or K fixed probabilities. A fixed prior keeps EM from
     drifting to one class when the answers carry little information (heavy noise).
     """
     k = check_int_at_least("n_labels", n_labels, 2)
-    s = k if n_symbols is None else check_int_at_least("n_symbols", n_symbols, k)
+    default_symbols = k + 1 if implicit_null else k
+    s = default_symbols if n_symbols is None else check_int_at_least("n_symbols", n_symbols, k)
+    if implicit_null and s != k + 1:
+        raise ParameterError("n_symbols", s, f"implicit_null codes NULL as symbol K: n_symbols "
+                             f"must be {k + 1}, got {s}")
     t, w, y, n_tasks, n_workers = _long(task, worker, label, n_tasks, n_workers, s)
     tol, max_iter, smoothing, floor = _check_em(tol, max_iter, smoothing, floor)
-    em = _EM(t, w, y, n_tasks, n_workers, s, k, stopping)
+    em = _EM(t, w, y, n_tasks, n_workers, s, k, stopping, implicit_null)
     em.set_prior(prior)
     post0 = em.initial_posterior()
     theta0 = _ds_m_step(em, em.expected_counts(post0), smoothing, floor)
@@ -646,7 +680,8 @@ def _check_channel(channel, grid_weights):
 def channel_dawid_skene(task, worker, symbol, *, n_tasks: int, n_workers: int, n_labels: int,
                         channel, grid_weights=None, model: str = "full", prior="estimate",
                         tol: float = 1e-5, max_iter: int = 100, smoothing: float = 0.0,
-                        floor: float = 1e-10, stopping: str = "task") -> CategoricalResult:
+                        floor: float = 1e-10, stopping: str = "task",
+                        implicit_null: bool = False) -> CategoricalResult:
     """Dawid-Skene through a known randomisation channel (mechanism-aware truth inference).
 
     Model: task j's label z_j ~ π; worker w's latent response r ∈ {0..R-1} has law
@@ -688,7 +723,10 @@ def channel_dawid_skene(task, worker, symbol, *, n_tasks: int, n_workers: int, n
     Parameters
     ----------
     task, worker, symbol : array_like of int, shape (n_obs,)
-        One entry per observed cell; symbols 0..S-1.
+        One entry per observed cell; symbols 0..S-1. With ``implicit_null`` only the non-NULL
+        cells (symbols < K), every other cell of the grid being NULL (symbol K): what a
+        release of RR with NULL lists, fitted in the time of the listed cells
+        (:func:`dawid_skene`).
     channel : array_like, shape (S, R) or (G, S, R)
         Columns sum to 1: P(observed o | response r). R >= K.
     grid_weights : array_like, shape (G,), optional
@@ -707,7 +745,10 @@ def channel_dawid_skene(task, worker, symbol, *, n_tasks: int, n_workers: int, n
                              f"response columns, got shape {chans.shape[1:]}")
     t, w, y, n_tasks, n_workers = _long(task, worker, symbol, n_tasks, n_workers, s, "symbol")
     tol, max_iter, smoothing, floor = _check_em(tol, max_iter, smoothing, floor)
-    em = _EM(t, w, y, n_tasks, n_workers, s, k, stopping)
+    if implicit_null and s != k + 1:
+        raise ParameterError("channel", chans.shape, f"implicit_null needs a channel over "
+                             f"K + 1 = {k + 1} symbols (NULL observed), got {s}")
+    em = _EM(t, w, y, n_tasks, n_workers, s, k, stopping, implicit_null)
     # response r is reachable when the worker observed a symbol it can produce
     support = ((em.counts > 0).astype(float) @ (chans.sum(axis=0) > 0)) > 0  # (m, R)
     with np.errstate(divide="ignore"):
