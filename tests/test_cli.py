@@ -62,8 +62,13 @@ def test_readme_command_examples_run_as_written(work):
     grid = pd.read_csv(work / "lp.csv")["value"] - 2.0  # centred on Γ = {0..4}
     assert ((grid / 8.0) == (grid / 8.0).round()).all()  # on the snapping grid Λ = 8
     truths = pd.read_csv(work / "truths.csv")
-    assert list(truths.columns) == ["task", "truth"] and len(truths) == 20
+    assert list(truths.columns) == ["task", "label"] and len(truths) == 20
     assert (work / "truths.weights.csv").is_file()
+    chosen = json.loads((work / "truths.csv.privacy.json").read_text())
+    assert chosen["known_release"]["source"] == "ledger rr.csv.privacy.json"
+    assert chosen["mechanism"] == "aware-one-coin-ds"  # the ledger read automatically
+    crh = pd.read_csv(work / "crh.csv")
+    assert list(crh.columns) == ["task", "truth"]
     synthetic = pd.read_csv(work / "synthetic.csv")
     assert set(synthetic.columns) == {"task", "claim", "value"}
     assert synthetic.groupby("task")["claim"].max().max() <= 10

@@ -197,8 +197,17 @@ def test_an_old_ledger_never_describes_new_data(work, capsys):
     assert read_ledger(work / "out.csv")["parameters"]["epsilon"] == 2.0
     # infer notes a stale ledger and does not use it
     (work / "out.csv").write_text((work / "out.csv").read_text() + "t99,w99,1\n")
-    code, err = run(capsys, "infer", "sun", "out.csv", "-o", "t.csv")
+    code, err = run(capsys, "infer", "out.csv", "-o", "t.csv")
     assert code == 0 and "describes other data" in err and "not used" in err
+    ledger = json.loads((work / "t.csv.privacy.json").read_text())
+    assert ledger["known_release"] is None and ledger["mechanism"] == "ds"  # naive default
+    # fails: with the ledger intact, the default is the mechanism-aware one
+    code, _ = run(capsys, "perturb", "rr", A, "-o", "fresh.csv", "--epsilon", "1", "--domain",
+                  "5", "--seed", "3")
+    code, err = run(capsys, "infer", "fresh.csv", "-o", "t2.csv")
+    ledger = json.loads((work / "t2.csv.privacy.json").read_text())
+    assert code == 0 and ledger["known_release"]["mechanism"] == "rr"
+    assert ledger["mechanism"] == "aware-one-coin-ds" and "not used" not in err
 
 
 def test_api_inputs_with_missing_ids_or_labels_get_their_row(work):

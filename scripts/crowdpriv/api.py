@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import mechanisms
+from . import inference, mechanisms
 from ._checks import ParameterError, check_int_at_least, check_positive
 from .mechanisms.priscrowd import WEIGHTINGS as _ALG1_WEIGHTINGS
 from .userfiles import AnswerTable, OutputTable, read_answer_table, write_outputs
@@ -45,8 +45,8 @@ def perturb_mechanisms() -> tuple[str, ...]:
 
 
 PERTURB_MECHANISMS = perturb_mechanisms()
-#: Methods of :func:`infer`.
-INFER_METHODS = ("sun", "crh", "gtm", "mean", "majority")
+#: Methods of :func:`infer` (:data:`crowdpriv.inference.METHODS` owns them).
+INFER_METHODS = inference.method_ids()
 
 
 @dataclass
@@ -277,34 +277,65 @@ def perturb(answers, mechanism: str, *, epsilon: float, domain: int | None = Non
     return Release(result, ledger, inputs=(table.file,) if table.file else ())
 
 
-def infer(answers, method: str, **options) -> Release:
-    """Truths per task and weights per worker (``sun`` = LDP-sparse Alg. 1, ``crh``, ``gtm``,
-    ``mean``, ``majority``). Post-processing: spends no privacy. ``data`` holds the truths
-    (task, truth); ``extra["weights"]`` the weights (worker, weight)."""
-    if method not in INFER_METHODS:
-        raise ParameterError("method", method,
-                             f"method must be one of {INFER_METHODS}, got {method!r}")
-    table = read_answer_table(answers)
-    a = table.matrix()
-    if method in ("sun", "crh", "gtm"):
-        from . import truth
+def _known(release, answers, table: AnswerTable):
+    """The :class:`crowdpriv.inference.KnownRelease` behind the answers: given, from a ledger
+    dict, or (``"auto"``) from the ledger beside an answers file when it describes its bytes."""
+    from .ledger import LedgerMismatch, ledger_path, read_ledger
 
-        res = getattr(truth, method)(a, **options)
-        truths, weights = res.truths, res.weights
-        iterations = int(np.asarray(res.iterations).ravel()[0])
+    if release is None or release is False:
+        return None, None
+    if isinstance(release, inference.KnownRelease):
+        return release, None
+    if isinstance(release, dict):
+        return inference.release_from_ledger(release, "given"), release
+    if release != "auto":
+        raise ParameterError("release", release, "release must be 'auto', None, a ledger dict "
+                             "or a crowdpriv.inference.KnownRelease")
+    if table.file is None:
+        return None, None
+    try:
+        ledger = read_ledger(table.file)
+    except LedgerMismatch as err:
+        warnings.warn(f"{err}; the ledger is not used", stacklevel=3)
+        return None, None
+    if ledger is None:
+        return None, None
+    return inference.release_from_ledger(ledger, str(ledger_path(table.file))), ledger
+
+
+def infer(answers, method: str | None = None, *, domain: int | None = None,
+          release="auto", ordinal: bool = False, **options) -> Release:
+    """Truths per task and weights per worker (:mod:`crowdpriv.inference`). Post-processing:
+    spends no privacy.
+
+    ``method``: one of :data:`INFER_METHODS`, or None for the default of the answers' type
+    (labels in a ``label`` column, numbers in ``value``) and of the release they came from
+    (:func:`crowdpriv.inference.default_method`). ``release``: ``"auto"`` reads the ledger
+    beside an answers file when it describes these bytes (a stale one is not used, with a
+    warning), or a ledger dict, a :class:`~crowdpriv.inference.KnownRelease`, or None.
+    ``domain``: K for labels (default: the release's, else the largest label + 1).
+    ``ordinal``: allow averaging label codes (sun, crh, gtm, mean, median on labels).
+    ``data`` holds ``task`` and ``label`` (labels) or ``truth`` (values; ``label`` beside it
+    for a release of labels, decoded by rounding); ``extra["weights"]`` (worker, weight)."""
+    table = read_answer_table(answers)
+    data_type = "categorical" if table.column == "label" else "continuous"
+    known, ledger_in = _known(release, answers, table)
+    if method is None:
+        method, why = inference.default_method(data_type, known)
     else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            if method == "mean":
-                truths = np.nanmean(a, axis=0)
-            else:
-                labels = np.unique(a[~np.isnan(a)])
-                counts = np.stack([(a == v).sum(0) for v in labels])
-                truths = labels[counts.argmax(0)]
-        weights = np.ones(a.shape[0])
-        iterations = 0
-    result = OutputTable([("task", np.arange(table.tasks.size), table.tasks),
-                          ("truth", np.asarray(truths, dtype=np.float64), None)])
+        why = "chosen by the caller"
+    out = inference.infer_long(method, table.task, table.worker, table.value,
+                               n_tasks=table.tasks.size, n_workers=table.workers.size,
+                               data_type=data_type, domain=domain, release=known,
+                               ordinal=ordinal, options=options)
+    columns = [("task", np.arange(table.tasks.size), table.tasks)]
+    if data_type == "categorical" and inference.METHODS[method].accepts == "categorical":
+        columns.append(("label", out.labels, None))
+    else:
+        columns.append(("truth", out.truths, None))
+        if out.labels is not None:
+            columns.append(("label", out.labels, None))
+    result = OutputTable(columns)
     ledger = {"command": "infer", "mechanism": method, "input": _input_of(table),
               "headline": {"text": "truth inference is post-processing of its input: it spends "
                                    "no privacy budget of its own (the input's ledger applies)",
@@ -312,10 +343,18 @@ def infer(answers, method: str, **options) -> Release:
                            "per_worker": {"epsilon": 0.0, "delta": 0.0,
                                           "rule": "post-processing"},
                            "float_safe": True},
-              "parameters": {"method": method, **options}, "iterations": iterations,
+              "parameters": {"method": method, "chosen": why, "answer_type": data_type,
+                             "ordinal": bool(ordinal), **options},
+              "known_release": None if known is None else known.describe(),
+              "notes": list(out.notes),
+              "iterations": int(out.iterations), "converged": bool(out.converged),
               "spent": {"epsilon": 0.0, "delta": 0.0},
               "randomness": "none (deterministic)", "seed": None, "reproducible": True}
-    weights_frame = pd.DataFrame({"worker": table.workers, "weight": weights})
+    if ledger_in is not None:
+        ledger["input_ledger"] = {
+            "mechanism": ledger_in.get("mechanism"), "channel": ledger_in.get("channel"),
+            "headline": (ledger_in.get("headline") or {}).get("text")}
+    weights_frame = pd.DataFrame({"worker": table.workers, "weight": out.weights})
     return Release(result, ledger, {"weights": weights_frame},
                    inputs=(table.file,) if table.file else ())
 

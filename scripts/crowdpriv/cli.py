@@ -2,7 +2,8 @@
 
     crowdpriv perturb rr answers.csv -o private.csv --epsilon 1 --domain 5
     crowdpriv perturb pptd claims.csv -o private.csv --epsilon 1 --lambda1 2
-    crowdpriv infer crh private.csv -o truths.csv
+    crowdpriv infer private.csv -o truths.csv          (the default for the release)
+    crowdpriv infer ds answers.csv -o truths.csv
     crowdpriv synthesize claims.csv -o synthetic.csv --m 30
     crowdpriv audit rr -o audit.csv --epsilon 1 --domain 5
 
@@ -118,15 +119,34 @@ def _parser(mechanisms) -> argparse.ArgumentParser:
                            "(the ledger says so); refused without it")
     _settings_flags(pert, runners)
 
+    from .inference import DEFAULT_PLAIN, METHODS
+
     inf = sub.add_parser(
         "infer", help="truths per task and weights per worker",
-        description=("Truth inference: sun (LDP-sparse Alg. 1), crh, gtm (as in PPTD), mean, "
-                     "majority. Writes truths (task, truth) to OUTPUT and weights (worker, "
-                     "weight) to <OUTPUT stem>.weights.csv. Post-processing: spends no privacy. "
-                     + _COLUMNS))
-    inf.add_argument("method", choices=INFER_METHODS)
-    inf.add_argument("input", help="answers CSV")
+        usage="crowdpriv infer [METHOD] INPUT -o OUTPUT [options]",
+        description=(
+            "Truth inference (post-processing: spends no privacy). Methods: "
+            + "; ".join(f"{i} ({m.accepts}): {m.summary}" for i, m in METHODS.items())
+            + ". Without METHOD: the default of the answers' type "
+            f"({DEFAULT_PLAIN['categorical']} for labels, {DEFAULT_PLAIN['continuous']} for "
+            "values) or, when INPUT has a ledger (INPUT.privacy.json describing these bytes) "
+            "or --mechanism is given, the default after that mechanism (docs/inference.md). "
+            "Writes task and label (labels) or truth (values; label beside it for a release of "
+            "labels) to OUTPUT, and worker, weight to <OUTPUT stem>.weights.csv. " + _COLUMNS))
+    inf.add_argument("positional", nargs="+", metavar="[METHOD] INPUT",
+                     help=f"METHOD: one of {', '.join(METHODS)} (optional); INPUT: answers CSV")
     inf.add_argument("-o", "--output", required=True, help="output CSV of the truths")
+    inf.add_argument("--domain", type=int, help="number of labels K (default: the ledger's, "
+                                                "else the largest label + 1)")
+    inf.add_argument("--ordinal", action="store_true",
+                     help="allow sun, crh, gtm, mean, median on labels (average the codes)")
+    inf.add_argument("--mechanism", help="the mechanism that made INPUT, when it has no "
+                                         "ledger (with --epsilon and, for labels, --domain)")
+    inf.add_argument("--epsilon", type=float, help="ε of that release (with --mechanism)")
+    inf.add_argument("--spread", type=float, help="2-Layer's spread (with --mechanism "
+                                                  "two-layer)")
+    inf.add_argument("--no-ledger", action="store_true",
+                     help="ignore INPUT's ledger (naive inference)")
 
     synth = [m for m in mechanisms.members() if m.cli_command == "synthesize"]
     syn = sub.add_parser(
@@ -238,6 +258,39 @@ def _message(err, flags: set[str]) -> str:
     return str(err)
 
 
+def _infer(args, api):
+    """``crowdpriv infer``: the method (optional) and input, the release behind it from the
+    ledger or from --mechanism/--epsilon (a stale ledger is noted and not used)."""
+    from ._checks import ParameterError
+    from .inference import METHODS, known_release
+
+    given = args.positional
+    if len(given) > 2:
+        raise ParameterError("infer", given, f"infer takes [METHOD] INPUT, got {len(given)} "
+                             f"arguments: {given}")
+    method = given[0] if len(given) == 2 else None
+    if method is not None and method not in METHODS:
+        raise ParameterError("method", method, f"METHOD must be one of {tuple(METHODS)}, got "
+                             f"{method!r}")
+    release = "auto"
+    if args.mechanism is not None:
+        if args.epsilon is None:
+            raise ParameterError("epsilon", None, "--mechanism needs --epsilon (the release's ε)")
+        settings = {} if args.spread is None else {"spread": args.spread}
+        release = known_release(args.mechanism, args.epsilon, domain=args.domain,
+                                settings=settings)
+    elif args.epsilon is not None or args.spread is not None:
+        raise ParameterError("mechanism", None, "--epsilon and --spread describe a release: "
+                             "give --mechanism too")
+    if args.no_ledger:
+        if args.mechanism is not None:
+            raise ParameterError("no_ledger", True, "--no-ledger and --mechanism contradict "
+                                 "each other")
+        release = None
+    return api.infer(args.input, method, domain=args.domain, release=release,
+                     ordinal=args.ordinal)
+
+
 def _check_output_folder(output: str) -> None:
     from pathlib import Path
 
@@ -253,7 +306,6 @@ def main(argv=None) -> int:
     from . import api, mechanisms
     from ._checks import ParameterError
     from .files import OutputClash
-    from .ledger import LedgerMismatch, read_ledger
     from .validate import DataError
 
     argv = _join_signed_values(list(sys.argv[1:] if argv is None else argv))
@@ -267,6 +319,8 @@ def main(argv=None) -> int:
         return 2
     parser = _parser(mechanisms)
     args = parser.parse_args(argv)
+    if args.command == "infer":
+        args.input = args.positional[-1]
     sub = next(a for a in parser._actions if a.dest == "command").choices[args.command]
     flags = {opt for action in sub._actions for opt in action.option_strings}
     inputs = [args.input] if getattr(args, "input", None) else []
@@ -285,16 +339,7 @@ def main(argv=None) -> int:
                                       domain=args.domain, seed=args.seed,
                                       allow_unsafe=args.allow_unsafe, **given)
             elif args.command == "infer":
-                try:
-                    found = read_ledger(args.input)
-                except LedgerMismatch as err:
-                    found = None
-                    print(f"crowdpriv: note: {err}; the ledger is not used", file=sys.stderr)
-                release = api.infer(args.input, args.method)
-                if found is not None:
-                    release.ledger["input_ledger"] = {
-                        "mechanism": found.get("mechanism"), "channel": found.get("channel"),
-                        "headline": (found.get("headline") or {}).get("text")}
+                release = _infer(args, api)
             elif args.command == "synthesize":
                 release = api.synthesize(args.input, seed=args.seed,
                                          allow_unsafe=args.allow_unsafe,
