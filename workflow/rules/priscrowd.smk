@@ -1,6 +1,8 @@
 # PrisCrowd (Huai et al., IJCAI 2019): experiment jobs (one per dataset / p, all repetitions
 # inside), then Tables 1-2, Figs. 3-5, release counts, privacy budget and claims.
-# Each job's params hold only the config keys it reads (pris_params in common.smk).
+# Each job's params hold only the config values it reads (crowdpriv.priscrowd.job_params).
+import crowdpriv.priscrowd as pris_core
+
 PRIS = config["priscrowd"]
 PRIS_RUN_TABLES = [
     "table",
@@ -92,17 +94,7 @@ rule priscrowd_run:
         mem_mb=2000,
         runtime=60,
     params:
-        config_keys=config_keys("priscrowd"),
-        cfg=pris_params(
-            "t",
-            "delta_exponent",
-            "basic_epsilons",
-            "repetitions",
-            "sise",
-            "basic_sensitivity",
-        ),
-        fig3=PRIS["fig3"],
-        fig4=PRIS["fig4"],
+        config=pris_core.job_params(PRIS, "run"),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_run.py"
@@ -125,10 +117,8 @@ rule priscrowd_simulated:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("priscrowd.table2", "priscrowd"),
-        cfg=pris_params("basic_epsilons", "repetitions", "sise", "basic_sensitivity"),
         # the data settings, not the list of p: adding a point runs only the new job
-        sim={k: v for k, v in PRIS["table2"].items() if k != "p"},
+        config=pris_core.job_params(PRIS, "simulated"),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_simulated.py"
@@ -151,9 +141,7 @@ rule priscrowd_timing:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("priscrowd.fig5", "priscrowd"),
-        cfg=pris_params(),
-        fig5=PRIS["fig5"],
+        config=pris_core.job_params(PRIS, "timing"),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_timing.py"

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .._checks import ParameterError
 from ..data import simulate_indoor
+from ..jobs import select
 from ..readings import Reading, affected_tables, as_written
 from ..seeds import derive_rng
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
@@ -22,7 +23,9 @@ from ._experiments import real_tradeoff, runtime_study, synthetic_tradeoff, weig
 
 __all__ = [
     "TRADEOFF_FIGURES",
+    "JOB_KEYS",
     "TABLE_KEYS",
+    "job_params",
     "tradeoff_params",
     "weights_params",
     "runtime_params",
@@ -32,16 +35,36 @@ __all__ = [
 
 #: Figures of the utility-privacy trade-off (Fig. 6 on the indoor data).
 TRADEOFF_FIGURES = ("fig2", "fig3", "fig4", "fig5", "fig6")
-_COMMON = ["repetitions", "privacy", "utility_beta"]
+_COMMON = ("repetitions", "privacy")
+#: The config keys (relative to ``pptd``) each job reads, its figure's block first: the one
+#: owner of what a job's params hold (:func:`job_params`, read by :func:`tradeoff_params`,
+#: :func:`weights_params`, :func:`runtime_params`) and of what each table of the claims reads
+#: (:data:`TABLE_KEYS`). Fig. 8 lists both truth-discovery blocks (its ``method`` picks one).
+JOB_KEYS = {
+    **{fig: (fig, "synthetic", *_COMMON, "utility_beta", "crh")
+       for fig in ("fig2", "fig3", "fig4")},
+    "fig5": ("fig5", "synthetic", *_COMMON, "utility_beta", "gtm"),
+    "fig6": ("fig6", *_COMMON, "utility_beta", "crh"),
+    "fig7": ("fig7", *_COMMON, "crh"),
+    "fig8": ("fig8", "synthetic", *_COMMON, "crh", "gtm"),
+}
+#: Keys only the plots read (the unit on the y axis).
+_JOB_OMIT = {"fig6": ("fig6.unit",), "fig7": ("fig7.unit",)}
 #: The config keys (relative to ``pptd``; ``datasets.indoor_surrogate`` for the surrogate) each
 #: table of the claims reads.
 TABLE_KEYS = {
-    **{fig: [*_COMMON, "synthetic", "crh", "gtm", fig] for fig in ("fig2", "fig3", "fig4", "fig5")},
-    "fig6": [*_COMMON, "crh", "fig6", "datasets.indoor_surrogate"],
-    "fig7": [*_COMMON, "crh", "fig7", "datasets.indoor_surrogate"],
-    "fig7_original": [*_COMMON, "crh", "fig7", "datasets.indoor_surrogate"],
-    "fig8": [*_COMMON, "synthetic", "crh", "gtm", "fig8"],
+    **{fig: list(JOB_KEYS[fig]) for fig in ("fig2", "fig3", "fig4", "fig5")},
+    "fig6": [*JOB_KEYS["fig6"], "datasets.indoor_surrogate"],
+    "fig7": [*JOB_KEYS["fig7"], "datasets.indoor_surrogate"],
+    "fig7_original": [*JOB_KEYS["fig7"], "datasets.indoor_surrogate"],
+    "fig8": list(JOB_KEYS["fig8"]),
 }
+
+
+def job_params(block: Mapping, fig: str) -> dict:
+    """``params.config`` of the job of PPTD figure ``fig`` (:data:`JOB_KEYS`): the values it
+    reads from the ``pptd`` block, in the config's shape (:func:`crowdpriv.jobs.select`)."""
+    return {"pptd": select(block, JOB_KEYS[fig], omit=_JOB_OMIT.get(fig, ()))}
 
 
 def _td(block: Mapping, method: str) -> dict:

@@ -106,9 +106,9 @@ class Params:
 
     @classmethod
     def from_mapping(cls, mapping):
-        """Build from a config mapping, ignoring keys that are not parameters."""
-        names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in dict(mapping).items() if k in names}
+        """Build from a config mapping, ignoring keys that are not parameters (only the
+        parameters are read: a job's params hold the keys it reads, priscrowd.JOB_KEYS)."""
+        kw = {f.name: mapping[f.name] for f in fields(cls) if f.name in mapping}
         if "hampel_quantiles" in kw:
             kw["hampel_quantiles"] = tuple(kw["hampel_quantiles"])
         if "basic_epsilons" in kw:
