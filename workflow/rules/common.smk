@@ -345,22 +345,46 @@ def paper_readings(paper):
     return parse_readings(block, where=f"{paper}.readings")
 
 
-def check_readings():
-    """Every reading's merged config must pass the schema too (an override is validated as
-    the setting it replaces), and may only name existing keys (apply_override)."""
+def check_config_up_front():
+    """Every check on config values, before any job and whatever the target: the schema on
+    each reading's config (an override is validated as the setting it replaces, and may only
+    name existing keys), then the checks across keys and the core's own validation
+    (crowdpriv.config_checks) on the config and on every reading's config, and the data
+    rules' own checks of the stock gold days and claim files. One error lists every problem,
+    each with its key path and value."""
+    from crowdpriv.config_checks import config_problems
+
+    problems = config_problems(config, root=workflow.basedir)
+    for check in (stock_gold_inputs, stock_claims_inputs):
+        try:
+            check(None)
+        except ValueError as err:
+            problems.append(str(err))
     for paper in ("ldp_sparse", "pptd", "priscrowd"):
         for reading in paper_readings(paper)[1:]:
+            where = f"{paper}.readings.alternatives.{reading.name}"
             merged = copy.deepcopy(reading_config(config, paper, reading))
             try:
                 validate(merged, schema="../schemas/config.schema.yaml")
             except Exception as err:
                 raise ValueError(
-                    f"{paper}.readings.alternatives.{reading.name}: the overridden config "
-                    f"is invalid: {err}"
+                    f"{where}: the overridden config is invalid: {err}"
                 ) from None
+            problems += [
+                f"{where} (this reading's config): {problem}"
+                for problem in config_problems(merged, files=False)
+                if problem not in problems
+            ]
+    if problems:
+        raise ValueError(
+            "the config has "
+            + (f"{len(problems)} problems" if len(problems) > 1 else "a problem")
+            + " (checked before any job runs):\n  "
+            + "\n  ".join(problems)
+        )
 
 
-check_readings()
+check_config_up_front()
 
 
 def reading_names(paper):

@@ -88,7 +88,13 @@ class Params:
         validate_test_params(self.k, self.gamma, self.eps0, self.m)
         t = check_int_at_least("t", self.t, 1)
         if t >= self.k:
-            raise ValueError(f"t must satisfy 1 <= t < k={self.k}, got {self.t!r}")
+            raise ParameterError("t", self.t, f"t must satisfy 1 <= t < k={self.k} (Theorem 2), "
+                                 f"got {self.t!r}")
+        qs = tuple(self.hampel_quantiles)
+        if len(qs) != 3 or not all(isinstance(q, (int, float)) for q in qs) or not (
+                0 < qs[0] < qs[1] < qs[2] <= 1):
+            raise ParameterError("hampel_quantiles", list(qs), "hampel_quantiles must be 3 "
+                                 f"increasing numbers in (0, 1], got {list(qs)}")
         if self.bandwidth not in BANDWIDTH_RULES:
             raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES}, got {self.bandwidth!r}")
         check_positive("h_min", self.h_min)
