@@ -26,8 +26,11 @@ $(BIN)/.installed: envs/requirements.txt pyproject.toml
 
 setup: $(BIN)/.installed
 
-reproduce: setup  ## set up, then run the whole pipeline (rule all)
-	$(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG) $(MIRROR_ARG)
+# After an interrupted run: a stale lock is removed (or the live run holding the folder is
+# named, and nothing runs), and the jobs the interrupted run left incomplete run again.
+reproduce: setup  ## set up, then run the whole pipeline (rule all); resumes an interrupted run
+	$(BIN)/python -m crowdpriv.resume -- $(CONFIG_ARG) $(MIRROR_ARG)
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete $(CONFIG_ARG) $(MIRROR_ARG)
 
 # The report renders its captions from the config of the run that wrote results/
 # (results/run_config.yaml, written by the pipeline), whatever config that run used.
