@@ -455,6 +455,20 @@ def reading_block(paper, name):
     return select(config[paper], keys)
 
 
+def reading_thresholds(paper):
+    """Per reading, what the paper's claims read from its block under that reading
+    (crowdpriv.<paper>.claims_thresholds of the reading's config)."""
+    import importlib
+
+    core = importlib.import_module(f"crowdpriv.{paper}")
+    return {
+        reading.name: core.claims_thresholds(
+            reading_config(config, paper, reading)[paper]
+        )
+        for reading in paper_readings(paper)[1:]
+    }
+
+
 def reading_wildcards():
     """Every registered paper's reading names, as a wildcard pattern."""
     names = sorted({name for paper in READINGS for name in reading_names(paper)})

@@ -400,7 +400,7 @@ rule ldp_sparse_claims:
     conda:
         CONDA_ENV
     params:
-        thresholds=LDP["claims"],
+        thresholds=ldp_core.claims_thresholds(LDP),
         significance=config["claims"],
         figures=lambda w: [f["label"] for f in PAPERS["ldp_sparse"]["figures"]],
     script:
@@ -420,7 +420,7 @@ register_readings(
     },
     datasets=[*LDP["fig1"]["datasets"], *LDP["fig5"]["datasets"]],
     claims_kwargs=dict(
-        thresholds=LDP["claims"],
+        thresholds=ldp_core.claims_thresholds(LDP),
         significance=config["claims"],
         figures=[f["label"] for f in PAPERS["ldp_sparse"]["figures"]],
     ),

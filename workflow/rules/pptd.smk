@@ -209,7 +209,7 @@ rule pptd_claims:
     conda:
         CONDA_ENV
     params:
-        thresholds={**PPTD["claims"], "utility_beta": PPTD["utility_beta"]},
+        thresholds=pptd_core.claims_thresholds(PPTD),
         significance=config["claims"],
         figures=lambda w: [f["label"] for f in PAPERS["pptd"]["figures"]],
     script:
@@ -225,7 +225,7 @@ register_readings(
     datasets=[PPTD["fig6"]["dataset"], PPTD["fig7"]["dataset"]],
     surrogates=["indoor_surrogate"],
     claims_kwargs=dict(
-        thresholds={**PPTD["claims"], "utility_beta": PPTD["utility_beta"]},
+        thresholds=pptd_core.claims_thresholds(PPTD),
         significance=config["claims"],
         figures=[f["label"] for f in PAPERS["pptd"]["figures"]],
     ),

@@ -284,6 +284,7 @@ rule priscrowd_claims:
         budget=pris_run("budget"),
         paper_table1=paper_values("priscrowd_table1.csv"),
         paper_table2=paper_values("priscrowd_table2.csv"),
+        paper_stats=paper_values("dataset_stats.csv"),
     output:
         csv="results/priscrowd/claims.csv",
         md="results/priscrowd/claims.md",
@@ -294,7 +295,7 @@ rule priscrowd_claims:
         CONDA_ENV
     params:
         datasets=PRIS["datasets"],
-        thresholds=PRIS["claims"],
+        thresholds=pris_core.claims_thresholds(PRIS),
         significance=config["claims"],
         figures=lambda w: [f["label"] for f in PAPERS["priscrowd"]["figures"]],
     script:
@@ -313,11 +314,12 @@ register_readings(
         "budget": pris_run("budget"),
         "paper_table1": paper_values("priscrowd_table1.csv"),
         "paper_table2": paper_values("priscrowd_table2.csv"),
+        "paper_stats": paper_values("dataset_stats.csv"),
     },
     datasets=PRIS["datasets"],
     claims_kwargs=dict(
         datasets=PRIS["datasets"],
-        thresholds=PRIS["claims"],
+        thresholds=pris_core.claims_thresholds(PRIS),
         significance=config["claims"],
         figures=[f["label"] for f in PAPERS["priscrowd"]["figures"]],
     ),

@@ -76,5 +76,7 @@ rule readings_matrix:
         readings=lambda w: config[w.reading_paper]["readings"],
         tables=lambda w: list(READINGS[w.reading_paper]["tables"]),
         claims_kwargs=lambda w: READINGS[w.reading_paper]["claims_kwargs"],
+        # each reading's claims read its own settings (e.g. PrisCrowd's SISE definition)
+        thresholds=lambda w: reading_thresholds(w.reading_paper),
     script:
         "../../scripts/readings_matrix.py"

@@ -22,6 +22,7 @@ __all__ = [
     "TABLE_KEYS",
     "DERIVED_KEYS",
     "job_params",
+    "claims_thresholds",
     "derive_tables",
     "load_real",
     "synthetic_point",
@@ -65,6 +66,16 @@ def job_params(block: Mapping, job: str) -> dict:
     """``params.config`` of an LDP-sparse job (:data:`JOB_KEYS`): the values it reads from the
     ``ldp_sparse`` block, in the config's shape (:func:`crowdpriv.jobs.select`)."""
     return {"ldp_sparse": select(block, JOB_KEYS[job], omit=_JOB_OMIT.get(job, ()))}
+
+
+#: Settings of the paper's block its claims read besides the ``claims`` thresholds: none.
+CLAIMS_SETTINGS = ()
+
+
+def claims_thresholds(block: Mapping) -> dict:
+    """What the paper's claims read from its config block: the ``claims`` thresholds and
+    :data:`CLAIMS_SETTINGS` (the readings job evaluates the claims with each reading's own)."""
+    return {**block["claims"], **{key: block[key] for key in CLAIMS_SETTINGS}}
 
 
 #: Config keys whose every value the default run computes as extra columns, with the methods

@@ -26,6 +26,7 @@ __all__ = [
     "JOB_KEYS",
     "TABLE_KEYS",
     "job_params",
+    "claims_thresholds",
     "tradeoff_params",
     "weights_params",
     "runtime_params",
@@ -65,6 +66,17 @@ def job_params(block: Mapping, fig: str) -> dict:
     """``params.config`` of the job of PPTD figure ``fig`` (:data:`JOB_KEYS`): the values it
     reads from the ``pptd`` block, in the config's shape (:func:`crowdpriv.jobs.select`)."""
     return {"pptd": select(block, JOB_KEYS[fig], omit=_JOB_OMIT.get(fig, ()))}
+
+
+#: Settings of the paper's block its claims read besides the ``claims`` thresholds: Theorem
+#: 4.3's β (utility_beta).
+CLAIMS_SETTINGS = ("utility_beta",)
+
+
+def claims_thresholds(block: Mapping) -> dict:
+    """What the paper's claims read from its config block: the ``claims`` thresholds and
+    :data:`CLAIMS_SETTINGS` (the readings job evaluates the claims with each reading's own)."""
+    return {**block["claims"], **{key: block[key] for key in CLAIMS_SETTINGS}}
 
 
 def _td(block: Mapping, method: str) -> dict:

@@ -20,8 +20,8 @@ from ._experiments import (Params, drop_single_claim_objects, run_real_dataset, 
                            time_phase2, usable_claims)
 from ._report import fig3_case_ise
 
-__all__ = ["JOB_KEYS", "TABLE_KEYS", "DERIVED_KEYS", "job_params", "derive_tables",
-           "dataset_run", "simulated_run", "timing_run", "rerun_tables"]
+__all__ = ["JOB_KEYS", "TABLE_KEYS", "DERIVED_KEYS", "job_params", "claims_thresholds",
+           "derive_tables", "dataset_run", "simulated_run", "timing_run", "rerun_tables"]
 
 #: The keys of :class:`Params` by what reads them: phase 1 (weights), phase 2 (Alg. 1), the
 #: scores and baselines, Theorem 2's budget. Together they are every field of Params (a test
@@ -63,6 +63,17 @@ def job_params(block: Mapping, job: str) -> dict:
     """``params.config`` of a PrisCrowd job (:data:`JOB_KEYS`): the values it reads from the
     ``priscrowd`` block, in the config's shape (:func:`crowdpriv.jobs.select`)."""
     return {"priscrowd": select(block, JOB_KEYS[job], omit=_JOB_OMIT.get(job, ()))}
+
+
+#: Settings of the paper's block its claims read besides the ``claims`` thresholds: App. D's
+#: SISE definition (the Table 1 and 2 consistency checks test what it implies).
+CLAIMS_SETTINGS = ("sise",)
+
+
+def claims_thresholds(block: Mapping) -> dict:
+    """What the paper's claims read from its config block: the ``claims`` thresholds and
+    :data:`CLAIMS_SETTINGS` (the readings job evaluates the claims with each reading's own)."""
+    return {**block["claims"], **{key: block[key] for key in CLAIMS_SETTINGS}}
 
 
 #: Config keys whose every value the default run computes as extra columns
