@@ -44,9 +44,12 @@ lint: setup
 	$(BIN)/snakemake --lint
 	$(BIN)/snakemake -n --quiet rules
 
-test: setup  ## set up, then run the checks and the test suite (unit + end-to-end)
+# Fast unit tests first (a few minutes at most), then the end-to-end runs, each named as it
+# starts (-v), so a slow run is never a silent one.
+test: setup  ## set up, then run the checks and the test suite (unit, then end-to-end)
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not e2e"
+	$(BIN)/python -m pytest -v -m e2e
 
 mutation: setup  ## mutation score of the claims code (not part of make test; ~10 min)
 	$(BIN)/python tests/mutation/mutate.py --jobs $(CORES)
