@@ -125,6 +125,13 @@ def test_claims_are_one_line_each_with_the_evidence_linked():
     assert "Statistical basis and evidence of each: [`results/a/claims.md`](a/claims.md)." in text
 
 
+def test_a_table_note_is_shown_under_its_caption():
+    section = _section(["holds"])
+    section.notes = {"Table 1": "Both columns are per-object values."}
+    text = render_summary([section])
+    assert "### Table 1\n\nBoth columns are per-object values.\n\n| dataset |" in text
+
+
 def test_table_1_per_object_with_its_spread_scaled():
     table = pd.DataFrame({"measure": ["ISE"], "dataset": ["population"], "method": ["P"],
                           "mean": [66.0], "std": [1.2], "R": [10], "paper": [0.479],

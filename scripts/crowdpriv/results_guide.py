@@ -83,7 +83,8 @@ def _registered(papers: Iterable[Mapping]) -> dict[str, str]:
                     out.setdefault(f"{stem}.png", f"{title}, {fig['label']} (the table as a "
                                    f"figure): {fig['what']}")
         for table in paper["summary_tables"]:
-            out.setdefault(table["csv"], f"{title}: {table['caption']}")
+            out.setdefault(table["csv"], f"{title}: the data of the summary's table "
+                           f"\"{table['caption']}\"")
         out.setdefault(paper["claims"], f"{title}: every claim, with status and evidence")
         for path in paper["readings"]:
             out.setdefault(path, f"{title}: claims under every reading")

@@ -60,6 +60,8 @@ class PaperSection:
     claims: pd.DataFrame
     figures: list[FigureEntry]
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    #: A sentence under a table's caption (what its columns are), by caption.
+    notes: dict[str, str] = field(default_factory=dict)
     #: The paper's claims x readings matrix (``readings.csv``), when its readings run.
     readings: pd.DataFrame | None = None
     #: Where each category's evidence is (category -> repository-relative paths).
@@ -146,7 +148,10 @@ def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> s
         out += [_figure_line(entry, section.claims) for entry in section.figures]
         out.append("")
         for caption, table in section.tables:
-            out += [f"### {caption}", "", markdown_table(table), ""]
+            out += [f"### {caption}", ""]
+            if section.notes.get(caption):
+                out += [section.notes[caption], ""]
+            out += [markdown_table(table), ""]
         for category, heading in (("paper", "Claims"), ("erratum", "Errata checks"),
                                   ("privacy", "Privacy checks")):
             sub = _of_category(section.claims, category)
@@ -286,6 +291,8 @@ def build_sections(
             figures=[FigureEntry(f["label"], f["what"], list(f["files"]))
                      for f in paper["figures"]],
             tables=tables,
+            notes={spec["caption"]: spec["note"] for spec in paper.get("summary_tables", [])
+                   if spec.get("note")},
             readings=matrix,
             evidence=evidence,
             readings_file=next((p for p in paper.get("readings", []) if p.endswith(".md")),

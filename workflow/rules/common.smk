@@ -287,8 +287,9 @@ def register_paper(
     (labels are what the paper's claims name in their `figure` column); claims: path of its
     claims.csv; stats_paper: its name in results/datasets/stats.csv (column `paper`), if it
     uses datasets; summary_tables: [{"caption", "csv", optional "keys" (pivot ours beside the
-    paper with crowdpriv.summary.side_by_side), "where" ({column: value} row filter),
-    "columns"}]; readings, privacy_claims, releases: files the later issues add.
+    paper with crowdpriv.summary.side_by_side; "ours" and "ratio": which columns), "where"
+    ({column: value} row filter), "columns", "note" (a sentence under the caption)}];
+    readings, privacy_claims, releases: files the later issues add.
     """
     if key in PAPERS:
         raise ValueError(f"paper {key!r} is registered twice")

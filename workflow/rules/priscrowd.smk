@@ -64,12 +64,12 @@ register_paper(
     ],
     summary_tables=[
         dict(
-            caption=(
-                "Table 1 per object, ours beside the paper: both are per-object values, "
-                "as results/priscrowd/table1.png draws them (ours: ISE and SISE summed "
-                "over the objects with ground truth, divided by their number; the paper's: "
-                "its printed values, read as per-object averages, see the errata checks); "
-                "our sums are in results/priscrowd/table1.md"
+            caption="Table 1 per object (ours beside the paper)",
+            note=(
+                "Both columns are per-object values, as results/priscrowd/table1.png draws "
+                "them: ours are ISE and SISE summed over the objects with ground truth, divided "
+                "by their number (the sums: results/priscrowd/table1.md); the paper's are its "
+                "printed values, read as per-object averages (see the errata checks)."
             ),
             csv="results/priscrowd/table1.csv",
             keys=["dataset", "method"],
@@ -77,10 +77,11 @@ register_paper(
             ratio="per_object_ratio_to_paper",
         ),
         dict(
-            caption=(
-                "Table 2, ours beside the paper (both sums over the "
+            caption="Table 2 (ours beside the paper)",
+            note=(
+                "Both columns are sums over the "
                 f"{PRIS['table2']['tasks']} simulated objects, as "
-                "results/priscrowd/table2.png draws them)"
+                "results/priscrowd/table2.png draws them."
             ),
             csv="results/priscrowd/table2.csv",
             keys=["p", "method"],
