@@ -26,8 +26,11 @@ $(BIN)/.installed: envs/requirements.txt pyproject.toml
 
 setup: $(BIN)/.installed
 
-reproduce: setup  ## set up, then run the whole pipeline (rule all)
-	$(BIN)/snakemake --cores $(CORES) $(CONFIG_ARG) $(MIRROR_ARG)
+# After an interrupted run: a stale lock is removed (or the live run holding the folder is
+# named, and nothing runs), and the jobs the interrupted run left incomplete run again.
+reproduce: setup  ## set up, then run the whole pipeline (rule all); resumes an interrupted run
+	$(BIN)/python -m crowdpriv.resume -- $(CONFIG_ARG) $(MIRROR_ARG)
+	$(BIN)/snakemake --cores $(CORES) --rerun-incomplete $(CONFIG_ARG) $(MIRROR_ARG)
 
 # The report renders its captions from the config of the run that wrote results/
 # (results/run_config.yaml, written by the pipeline), whatever config that run used.
@@ -41,9 +44,12 @@ lint: setup
 	$(BIN)/snakemake --lint
 	$(BIN)/snakemake -n --quiet rules
 
-test: setup  ## set up, then run the checks and the test suite (unit + end-to-end)
+# Fast unit tests first (a few minutes at most), then the end-to-end runs, each named as it
+# starts (-v), so a slow run is never a silent one.
+test: setup  ## set up, then run the checks and the test suite (unit, then end-to-end)
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not e2e"
+	$(BIN)/python -m pytest -v -m e2e
 
 mutation: setup  ## mutation score of the claims code and the mechanisms (not part of make test)
 	$(BIN)/python tests/mutation/mutate.py --jobs $(CORES)

@@ -17,13 +17,14 @@ from crowdpriv.ldp_sparse import (  # noqa: E402
 from crowdpriv.runtime import write_csv  # noqa: E402
 
 p = snakemake.params  # noqa: F821
+block = p.config["ldp_sparse"]
 data = {
-    ds: load_real(claims, truth, domain_size=p.block["real_domain_size"])
+    ds: load_real(claims, truth, domain_size=block["real_domain_size"])
     for ds, claims, truth in zip(
         p.datasets, snakemake.input.claims, snakemake.input.truth  # noqa: F821
     )
 }
-dist = fig1_table(p.block, data)
+dist = fig1_table(block, data)
 write_csv(dist, snakemake.output.csv)  # noqa: F821
 fig = plot_answer_distribution(
     dist,

@@ -12,11 +12,12 @@ from crowdpriv.ldp_sparse import load_real, real_point  # noqa: E402
 from crowdpriv.runtime import write_csv  # noqa: E402
 
 p = snakemake.params  # noqa: F821
+block = p.config["ldp_sparse"]
 answers, truth = load_real(snakemake.input.claims, snakemake.input.truth,  # noqa: F821
-                           domain_size=p.common["real_domain_size"])
+                           domain_size=block["real_domain_size"])
 progress = Progress(logger, snakemake.output[0])  # noqa: F821
 raw = real_point(
-    {**p.common, "fig5": p.experiment},
+    block,
     snakemake.wildcards.dataset,  # noqa: F821
     answers,
     truth,

@@ -15,7 +15,7 @@ p = snakemake.params  # noqa: F821
 experiment = snakemake.wildcards.experiment  # noqa: F821
 progress = Progress(logger, snakemake.output[0])  # noqa: F821
 raw = synthetic_point(
-    {**p.common, experiment: p.experiment},
+    p.config["ldp_sparse"],
     experiment,
     float(snakemake.wildcards.sparsity),  # noqa: F821
     seed=p.seed,

@@ -6,11 +6,12 @@ the wall-clock time of the call alone (median of fig8.timing_calls calls after a
 deterministic, plotted only).
 """
 
-from crowdpriv.pptd import runtime_study
+from crowdpriv.pptd import runtime_params, runtime_study
 from crowdpriv.runtime import start_job, write_csv
 
 logger = start_job(snakemake)
-work, timings = runtime_study(seed=int(snakemake.params.seed), **dict(snakemake.params.exp))
+work, timings = runtime_study(seed=int(snakemake.params.seed),
+                               **runtime_params(snakemake.params.config["pptd"]))
 write_csv(work, snakemake.output.work)
 write_csv(timings, snakemake.output.timings)
 logger.info("%d conditions x repetitions", len(work))

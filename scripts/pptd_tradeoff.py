@@ -8,12 +8,13 @@ indoor_surrogate). Writes one per-repetition table (one row per setting, ε and 
 
 import numpy as np
 
-from crowdpriv.pptd import real_tradeoff, synthetic_tradeoff
+from crowdpriv.pptd import real_tradeoff, synthetic_tradeoff, tradeoff_params
 from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth
 
 logger = start_job(snakemake)
-exp = dict(snakemake.params.exp)
+fig = snakemake.wildcards.get("fig", "fig6")  # rule pptd_indoor_tradeoff makes Fig. 6 only
+exp = tradeoff_params(snakemake.params.config["pptd"], fig)
 seed = int(snakemake.params.seed)
 if hasattr(snakemake.input, "claims"):
     matrix = claims_to_matrix(read_claims(snakemake.input.claims))

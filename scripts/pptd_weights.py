@@ -6,7 +6,7 @@ indoor_surrogate); per perturbation, the agreement of the two over all workers a
 CRH, mean and median against the ground truth; the same once on the original data.
 """
 
-from crowdpriv.pptd import weight_comparison
+from crowdpriv.pptd import weight_comparison, weights_params
 from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth
 
@@ -18,7 +18,7 @@ shown, perturbed, original = weight_comparison(
     matrix.values,
     truth,
     seed=int(snakemake.params.seed),
-    **dict(snakemake.params.exp),
+    **weights_params(snakemake.params.config["pptd"]),
 )
 shown.insert(shown.columns.get_loc("worker_index") + 1, "worker",
              matrix.workers[shown["worker_index"].to_numpy()])

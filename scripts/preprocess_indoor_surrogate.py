@@ -5,7 +5,8 @@ from crowdpriv.runtime import start_job, write_csv
 from crowdpriv.seeds import derive_rng
 
 logger = start_job(snakemake)
-cfg = {key: tuple(v) if isinstance(v, list) else v for key, v in snakemake.params.cfg.items()}
+cfg = {key: tuple(v) if isinstance(v, list) else v
+       for key, v in snakemake.params.config["datasets"]["indoor_surrogate"].items()}
 claims, truth, users = simulate_indoor(
     n_tasks=cfg.pop("tasks"),
     n_workers=cfg.pop("workers"),

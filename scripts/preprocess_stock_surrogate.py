@@ -7,7 +7,7 @@ from crowdpriv.seeds import derive_rng
 logger = start_job(snakemake)
 claims, truth, workers = build_stock_dataset(
     list(snakemake.input.gold),
-    snakemake.params.cfg,
+    snakemake.params.config["datasets"]["stock_surrogate"],
     real_claims_files=list(snakemake.input.real_claims),
     rng=derive_rng(snakemake.params.seed, "dataset", "stock_surrogate"),
 )

@@ -13,8 +13,8 @@ from crowdpriv.runtime import Progress, start_job, write_csv
 logger = start_job(snakemake)
 dataset = snakemake.wildcards.dataset
 out, dropped = dataset_run(
-    {**snakemake.params.cfg, "fig3": snakemake.params.fig3, "fig4": snakemake.params.fig4},
-    dataset, snakemake.input.claims, snakemake.input.truth, seed=int(snakemake.params.seed),
+    snakemake.params.config["priscrowd"], dataset, snakemake.input.claims, snakemake.input.truth,
+    seed=int(snakemake.params.seed),
     progress=Progress(logger, f"PrisCrowd on {dataset}", total=3, every=0.0),
 )
 logger.info("%s: dropped %d single-claim objects", dataset, dropped)

@@ -10,8 +10,7 @@ from crowdpriv.runtime import start_job, write_csv
 
 logger = start_job(snakemake)
 p = float(snakemake.wildcards.p)
-out = simulated_run({**snakemake.params.cfg, "table2": snakemake.params.sim}, p,
-                    seed=int(snakemake.params.seed))
+out = simulated_run(snakemake.params.config["priscrowd"], p, seed=int(snakemake.params.seed))
 for key in ("table", "release"):
     write_csv(out[key], getattr(snakemake.output, key))
 logger.info("p = %s: %d rows", p, len(out["table"]))

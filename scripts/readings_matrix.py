@@ -44,7 +44,8 @@ claims = {DEFAULT: pd.read_csv(snakemake.input.default)}  # noqa: F821
 notes = []
 for reading, folder in zip(readings[1:], snakemake.input.reruns):  # noqa: F821
     tables, absent = tables_under(paper, reading, default_tables, folder)
-    claims[reading.name] = paper.evaluate_claims(tables, absent=absent, **kwargs)
+    claims[reading.name] = paper.evaluate_claims(
+        tables, absent=absent, **{**kwargs, "thresholds": dict(p.thresholds[reading.name])})
     logger.info("reading %s: left out %s\n%s", reading.name, sorted(absent),
                 claims[reading.name][["claim_id", "status"]].to_string())
     lines = pd.read_csv(f"{folder}/notes.csv")["note"].tolist()

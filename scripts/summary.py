@@ -26,8 +26,10 @@ text = render_summary(
         "`stock_surrogate` and `indoor_surrogate` are SURROGATE datasets (simulated sources); "
         "`web` is a different version of the paper's Web data. Statuses: holds, fails, "
         "inconclusive (the repetitions cannot decide), not testable (no data in this run); a "
-        "status followed by (surrogate only: …) rests on surrogate data. See docs/results.md "
-        "for why results differ from the papers."
+        "status followed by (surrogate only: …) rests on surrogate data. Each claim's statistical "
+        "basis and evidence are in its paper's claims file, linked above its table; every term "
+        "is explained in docs/claims.md (Glossary). See docs/results.md for why results differ "
+        "from the papers."
     ),
 )
 write_text(snakemake.output.md, text)

@@ -35,7 +35,6 @@ from crowdpriv.data.acquire import verify_local_copy  # noqa: E402
 from crowdpriv.ldp_sparse._experiments import _check_epsilons  # noqa: E402
 from crowdpriv.pptd import weight_comparison  # noqa: E402
 from crowdpriv.priscrowd import usable_claims  # noqa: E402
-from crowdpriv.priscrowd._experiments import _check_ms  # noqa: E402
 from crowdpriv.runtime import config_key_message  # noqa: E402
 from crowdpriv.tables import align_truth, read_claims, read_truth  # noqa: E402
 from crowdpriv.validate import DataError  # noqa: E402
@@ -110,6 +109,20 @@ def _config_error(edit):
         config = copy.deepcopy(yaml.safe_load((ROOT / "config/config.yaml").read_text()))
         edit(config)
         validate(config, str(ROOT / "workflow/schemas/config.schema.yaml"))
+
+    return run
+
+
+def _startup_error(edit):
+    """The checks across keys Snakemake makes at start-up, before any job
+    (crowdpriv.config_checks), on the default config after ``edit``."""
+
+    def run(_):
+        from crowdpriv.config_checks import check_config
+
+        config = copy.deepcopy(yaml.safe_load((ROOT / "config/config.yaml").read_text()))
+        edit(config)
+        check_config(config)
 
     return run
 
@@ -281,11 +294,18 @@ CASES = [
                      {"epsilon": "ldp_sparse.fig2.epsilons"},
                      {"experiment": {"epsilons": [0.5, 1, 2, 0.0]}}),
          ValueError, ["config key ldp_sparse.fig2.epsilons[3] = 0.0", "must be a finite number"]),
-    Case("job: release size above m (priscrowd.fig4.m)",
-         _translated(lambda: _check_ms("fig4.m", [1, 10, 40], 30),
-                     {"fig4.m": "priscrowd.fig4.m", "m": "priscrowd.m"},
-                     {"cfg": {"m": 30}, "fig4": {"m": [1, 10, 40]}}),
+    Case("config, before any job: release size above m (priscrowd.fig4.m)",
+         _startup_error(lambda c: c["priscrowd"]["fig4"].update(m=[1, 10, 40])),
          ValueError, ["config key priscrowd.fig4.m[2] = 40", "[1, m=30]"]),
+    Case("config, before any job: Theorem 2's t not below k",
+         _startup_error(lambda c: c["priscrowd"].update(t=5)),
+         ValueError, ["config key priscrowd.t = 5", "1 <= t < k=5"]),
+    Case("config, before any job: a range that decreases",
+         _startup_error(lambda c: c["pptd"]["synthetic"].update(truth_range=[10.0, 0.0])),
+         ValueError, ["config key pptd.synthetic.truth_range = [10.0, 0.0]", "increasing"]),
+    Case("config, before any job: LP's NULL fill outside Γ",
+         _startup_error(lambda c: c["ldp_sparse"]["mechanisms"].update(lp_null_fill=7)),
+         ValueError, ["config key ldp_sparse.mechanisms.lp_null_fill = 7", "Γ = 0..4"]),
     Case("job: PPTD Fig. 7 min_claims leaves too few workers",
          _translated(lambda: _fig7_min_claims(), {"min_claims": "pptd.fig7.min_claims"},
                      {"exp": {"min_claims": 50, "shown": 7}}),

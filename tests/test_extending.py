@@ -21,6 +21,51 @@ def _snakemake(root, workdir, mirror, *args, overrides=()):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 
+def _readme_counts(root) -> dict[str, int]:
+    """The README's jobs per example after a quick run (its Extending table)."""
+    lines = [x for x in (root / "README.md").read_text().splitlines() if x.strip().startswith("|")]
+    header = next(x for x in lines if "after a quick run" in x)
+    column = [c.strip() for c in header.strip().strip("|").split("|")].index("after a quick run")
+    counts = {}
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        found = re.match(r"`(add_\w+)\.yaml`", cells[0])
+        if found:
+            counts[found.group(1)] = int(cells[column])
+    return counts
+
+
+@pytest.fixture(scope="module")
+def quick_run(root, tmp_path_factory, mirror):
+    """The two paper targets the examples extend, run once at the quick sizes."""
+    work = tmp_path_factory.mktemp("quick")
+    run = _snakemake(root, work, mirror, "priscrowd", "ldp_sparse")
+    assert run.returncode == 0, run.stderr[-3000:]
+    return work
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize(("example", "target"), [("add_sweep_point", "priscrowd"),
+                                                 ("add_dataset", "priscrowd"),
+                                                 ("add_mechanism", "ldp_sparse")])
+def test_an_example_runs_only_what_it_changes(root, quick_run, mirror, example, target):
+    """After a quick run, each README example schedules the number of jobs the README states
+    (its own jobs, the readings reaching them, the tables gathering them); nothing else."""
+    plan = _snakemake(root, quick_run, mirror, "-n", target,
+                      overrides=[str(root / f"config/examples/{example}.yaml")])
+    assert plan.returncode == 0, plan.stderr[-3000:]
+    stats = plan.stdout[plan.stdout.index("Job stats:"):]
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", stats.split("\n\n")[0], flags=re.MULTILINE))
+    total = int(jobs.pop("total"))
+    assert total == _readme_counts(root)[example], plan.stdout[-3000:]
+    # never the jobs of the other papers, never an experiment the example does not reach
+    assert not {"pptd_synthetic_tradeoff", "pptd_runtime", "preprocess_stock_surrogate"} & set(jobs)
+    if example != "add_dataset":
+        assert "priscrowd_run" not in jobs and "priscrowd_timing" not in jobs
+    if example == "add_dataset":
+        assert jobs["priscrowd_run"] == jobs["priscrowd_timing"] == "1"  # thermometers only
+
+
 @pytest.mark.e2e
 def test_add_a_sweep_point(root, tmp_path, mirror):
     """Adding p = 0.6 to the list is all it takes, and only the new point's job runs."""

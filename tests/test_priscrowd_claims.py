@@ -19,7 +19,8 @@ SIGN = Significance("sign", 0.05)
 R = 10
 REPS = np.arange(R)
 BASELINES = ["Uniform", "Basic(Strong)", "Basic(Normal)", "Basic(Weak)"]
-THRESHOLDS = {"flat_from_m": 10, "flat_tolerance": 0.1, "usually_share": 0.5}
+THRESHOLDS = {"flat_from_m": 10, "flat_tolerance": 0.1, "usually_share": 0.5,
+              "sise": "squared"}
 DATASETS = ["population", "stock_surrogate", "indoor_surrogate"]
 JITTER = 0.01 * np.sin(REPS + 1.0)  # repetitions differ a little, never in sign
 
@@ -292,32 +293,67 @@ def test_theorem2_needs_a_finite_epsilon_for_every_covered_object():
     assert status(claim, {"budget": small_only}) == "not testable"
 
 
+def _consistent(table, tables, definition):
+    claim = f"priscrowd.{table}.paper_consistent"
+    out = evaluate([c for c in claims_for(DATASETS) if c.claim_id == claim], tables,
+                   thresholds={**THRESHOLDS, "sise": definition}, significance=SIGN)
+    return out["status"].iloc[0], out["evidence"].iloc[0]
+
+
+#: The paper's object counts, as its dataset table gives them (only N matters here).
+PAPER_STATS = pd.DataFrame({"paper": ["PrisCrowd"] * 3, "dataset": ["population", "stock",
+                                                                      "simulated"],
+                            "objects": [100, 10, 50]})
+
+
 def test_paper_tables_consistency_is_an_erratum_check():
     t1 = pd.DataFrame({"measure": ["ISE", "SISE"], "method": ["PrisCrowd"] * 2,
-                       "population": [2.0, 3.9], "stock": [1.0, 0.9]})
+                       "population": [2.000, 3.900], "stock": [1.000, 0.900]})
     out = evaluate_claims({"paper_table1": t1}, datasets=DATASETS, thresholds=THRESHOLDS,
                           significance=SIGN).set_index("claim_id")
     assert out.loc["priscrowd.table1.paper_consistent", "status"] == "holds"
     assert out.loc["priscrowd.table1.paper_consistent", "category"] == "erratum"
-    t1.loc[1, "population"] = 4.1  # SISE above ISE² = 4
-    out = evaluate([c for c in claims_for(DATASETS) if c.claim_id ==
-                    "priscrowd.table1.paper_consistent"], {"paper_table1": t1},
-                   thresholds=THRESHOLDS, significance=SIGN)
-    assert out["status"].tolist() == ["fails"]
-    assert out["evidence"].iloc[0] == ("1 of 2 printed cells violate it: method PrisCrowd, "
-                                       "dataset population: SISE 4.1 > ISE² 4")
+    t1.loc[1, "population"] = 4.105  # SISE above ISE² = 4 beyond the rounding (± 0.0005)
+    assert _consistent("table1", {"paper_table1": t1}, "squared") == (
+        "fails", "SISE <= ISE² (SISE = Σ ISE_i², sise = squared), beyond the printed rounding "
+        "(± 0.0005): 1 of 2 printed cells violate it: method PrisCrowd, dataset population: "
+        "SISE 4.105 > ISE² 4")
+    t1.loc[1, "population"] = 4.002  # above ISE² = 4, but 3.9995 <= 2.0005² = 4.002
+    assert _consistent("table1", {"paper_table1": t1}, "squared")[0] == "holds"
     # violations are listed in the table's own order, not sorted
     both = pd.DataFrame({"measure": ["ISE", "SISE"] * 2, "method": ["b", "b", "a", "a"],
-                         "population": [1.0, 2.0, 1.0, 3.0]})
-    out = evaluate([c for c in claims_for(DATASETS) if c.claim_id ==
-                    "priscrowd.table1.paper_consistent"], {"paper_table1": both},
-                   thresholds=THRESHOLDS, significance=SIGN)
-    assert out["evidence"].iloc[0].index("method b") < out["evidence"].iloc[0].index("method a")
+                         "population": [1.5, 2.5, 1.5, 3.25]})
+    evidence = _consistent("table1", {"paper_table1": both}, "squared")[1]
+    assert evidence.index("method b") < evidence.index("method a")
     t2 = pd.DataFrame({"p": [0.1, 0.2], "method": ["PrisCrowd"] * 2, "ISE": [4.0, 3.0],
                        "SISE": [16.0, 9.5]})
     assert status("priscrowd.table2.paper_consistent", {"paper_table2": t2}) == "fails"
     t2.loc[1, "SISE"] = 9.0
     assert status("priscrowd.table2.paper_consistent", {"paper_table2": t2}) == "holds"
+
+
+def test_consistency_under_the_sqrt_reading_tests_its_own_relation():
+    """SISE = Σ √ISE_i gives SISE² <= N·ISE (Cauchy-Schwarz), N the paper's objects: a table
+    that fails SISE <= ISE² can hold under it, and a cell above N·ISE fails it."""
+    t1 = pd.DataFrame({"measure": ["ISE", "SISE"], "method": ["PrisCrowd"] * 2,
+                       "population": [0.479, 6.209], "stock": [1.699, 3.900]})
+    tables = {"paper_table1": t1, "paper_stats": PAPER_STATS}
+    assert _consistent("table1", tables, "squared")[0] == "fails"  # 6.209 > 0.479²
+    assert _consistent("table1", tables, "sqrt") == (
+        "holds", "SISE² <= N·ISE (SISE = Σ √ISE_i, sise = sqrt; N = the paper's objects), "
+        "beyond the printed rounding (± 0.0005): 0 of 2 printed cells violate it")
+    t1.loc[1, "stock"] = 4.200  # 4.2²/1.699 = 10.4 > N = 10
+    status_, evidence = _consistent("table1", tables, "sqrt")
+    assert status_ == "fails" and evidence.endswith(
+        "1 of 2 printed cells violate it: method PrisCrowd, dataset stock: SISE²/ISE 10.4 > "
+        "N = 10")
+    assert _consistent("table1", {"paper_table1": t1}, "sqrt")[0] == "not testable"
+    t2 = pd.DataFrame({"p": [0.1, 0.2], "method": ["Basic"] * 2, "ISE": [20.297, 20.594],
+                       "SISE": [31.857, 31.834]})
+    tables = {"paper_table2": t2, "paper_stats": PAPER_STATS}
+    assert _consistent("table2", tables, "sqrt")[0] == "holds"  # 50.0009: within the rounding
+    t2.loc[1, "SISE"] = 32.137  # 50.15 > 50 beyond it
+    assert _consistent("table2", tables, "sqrt")[0] == "fails"
 
 
 def test_the_papers_own_tables(root):
@@ -328,6 +364,14 @@ def test_the_papers_own_tables(root):
                     "paper_table2": pd.read_csv(paper / "priscrowd_table2.csv")})
     assert got["priscrowd.table1.paper_consistent"] == "fails"  # 12 of 15 cells
     assert got["priscrowd.table2.paper_consistent"] == "holds"
+    # under SISE = Σ √ISE_i, Table 1 is consistent; one cell of Table 2 (p 0.2, Basic(Low):
+    # SISE²/ISE = 50.15 with N = 50 objects) is not, beyond the printed rounding
+    tables = {"paper_table1": pd.read_csv(paper / "priscrowd_table1.csv"),
+              "paper_table2": pd.read_csv(paper / "priscrowd_table2.csv"),
+              "paper_stats": pd.read_csv(paper / "dataset_stats.csv")}
+    sqrt = statuses(tables, thresholds={**THRESHOLDS, "sise": "sqrt"})
+    assert sqrt["priscrowd.table1.paper_consistent"] == "holds"
+    assert sqrt["priscrowd.table2.paper_consistent"] == "fails"
     # Our reading of "the advantage is largest on stock" holds on the paper's own Table 1
     # (repeated as if every repetition gave the printed value) and so do its "beats" claims.
     t1 = pd.read_csv(paper / "priscrowd_table1.csv").melt(

@@ -113,3 +113,62 @@ def test_sections_and_index_come_from_the_registry(tmp_path):
         ["figure", "f.png"], ["table", str(table)], ["claims", str(claims)], ["releases", "r.csv"]]
     with pytest.raises(ValueError, match="uses datasets"):
         build_sections(papers, stats=None)
+
+
+
+def test_claims_are_one_line_each_with_the_evidence_linked():
+    section = _section(["holds", "fails"])
+    section.evidence = {"paper": ["results/a/claims.md"]}
+    text = render_summary([section])
+    assert "| figure | claim | status |" in text and "| Fig. 2 | claim 1 | fails |" in text
+    assert "value 1" not in text and "| b |" not in text  # evidence and basis: linked
+    assert "Statistical basis and evidence of each: [`results/a/claims.md`](a/claims.md)." in text
+
+
+def test_a_table_note_is_shown_under_its_caption():
+    section = _section(["holds"])
+    section.notes = {"Table 1": "Both columns are per-object values."}
+    text = render_summary([section])
+    assert "### Table 1\n\nBoth columns are per-object values.\n\n| dataset |" in text
+
+
+def test_table_1_per_object_with_its_spread_scaled():
+    table = pd.DataFrame({"measure": ["ISE"], "dataset": ["population"], "method": ["P"],
+                          "mean": [66.0], "std": [1.2], "R": [10], "paper": [0.479],
+                          "ratio_to_paper": [137.8], "per_object": [0.24],
+                          "per_object_ratio_to_paper": [0.501]})
+    wide = side_by_side(table, ["dataset", "method"], ours="per_object",
+                        ratio="per_object_ratio_to_paper")
+    assert wide.iloc[0].to_dict() == {"dataset": "population", "method": "P",
+                                      "ISE ours": "0.24 ± 0.0044", "ISE paper": 0.479,
+                                      "ISE ours/paper": 0.501}
+    assert side_by_side(table, ["dataset", "method"]).iloc[0]["ISE ours"] == "66 ± 1.2"
+
+
+def test_readings_show_the_matrix_of_the_claims_that_depend_on_them():
+    from crowdpriv.summary import _readings_lines
+
+    rows = []
+    for claim, statuses in (("a.robust", ("holds", "holds")), ("a.depends", ("holds", "fails"))):
+        for (reading, axis), status in zip((("default", ""), ("alt", "axis x")), statuses):
+            rows.append(dict(claim=claim, figure="Fig. 2", category="paper", reading=reading,
+                             axis=axis, status=status, evidence=""))
+    text = "\n".join(_readings_lines(pd.DataFrame(rows), "results/a/readings.md"))
+    assert "| a.depends | Fig. 2 | holds | fails | depends on: axis x |" in text
+    assert "| a.robust |" not in text and "`a.robust`" in text  # listed, not tabled
+    assert "[`results/a/readings.md`](a/readings.md)" in text
+
+#: Terms results/summary.md (and the claims files it links) use that need explaining.
+JARGON = ("claim of the paper", "errata check", "privacy check", "holds", "fails",
+          "inconclusive", "not testable", "exact", "margin", "sign test", "intersection–union",
+          "Bonferroni", "TOST", "judged", "surrogate", "reading", "robust", "MAE change",
+          "own-mean sender", "ε-cell LDP", "ISE", "SISE", "per object", "Basic(Strong",
+          "candidates tested", "CRH", "exact ε", "not auditable", "ledger", "ours/paper")
+
+
+def test_every_term_of_the_summary_is_in_the_glossary(root):
+    text = (root / "docs" / "claims.md").read_text()
+    glossary = text[text.index("## Glossary"):].split("\n## ", 1)[0]
+    defined = [line.split("|")[1] for line in glossary.splitlines() if line.startswith("| ")]
+    missing = [term for term in JARGON if not any(term in row for row in defined)]
+    assert not missing, missing

@@ -47,6 +47,7 @@ __all__ = [
     "tables_under",
     "parse_readings",
     "reading_config",
+    "rerun_keys",
     "robustness",
     "robustness_summary",
     "touched_keys",
@@ -228,6 +229,25 @@ def derivable(reading: Reading, derived_keys: Mapping[str, Sequence[str] | None]
                                     or not set(reading.methods) <= set(methods)):
             return False
     return True
+
+
+def rerun_keys(reading: Reading, table_keys: Mapping[str, Sequence[str]],
+               derived_keys: Mapping[str, Sequence[str] | None] | None = None,
+               not_rerun: Sequence[str] = ()) -> list[str]:
+    """The keys of the paper's block a reading's re-run job reads (its params, so that editing
+    a key no table it re-runs reads re-runs no reading).
+
+    Those of the tables the reading re-runs (affected, not in ``not_rerun``; none when its
+    tables follow from the default's columns, :func:`derivable`), and the top-level keys its
+    override sets (:func:`apply_override` merges the override into them).
+    """
+    if derived_keys is not None and derivable(reading, derived_keys):
+        tables = []
+    else:
+        tables = [t for t in affected_tables(reading, table_keys) if t not in not_rerun]
+    keys = [key for table in tables for key in table_keys[table]]
+    keys += [key.split(".")[0] for key in touched_keys(reading.override)]
+    return list(dict.fromkeys(keys))
 
 
 def robustness(statuses: Mapping[str, str], axes: Mapping[str, str]) -> str:

@@ -44,6 +44,8 @@ PATTERNS: Sequence[tuple[str, str]] = (
     ("results/priscrowd/runs/*/*.csv", "per-dataset PrisCrowd run tables (weights, releases, "
      "scores, budget, case studies), summarised by the table and figure jobs"),
     ("results/priscrowd/runs/simulated/*/*.csv", "per-p simulated-data run tables (Table 2)"),
+    ("results/*/release/*.budget.csv", "per object of the synthetic release of the same "
+     "name: its claims, the claims released and Theorem 2's (ε, δ)"),
     ("results/*/release/*.csv", "a private release written through crowdpriv.api"),
     ("results/*/release/*.privacy.json", "the privacy ledger of the release beside it: what "
      "was spent, the theorem, what the guarantee does not cover, the seed"),
@@ -57,6 +59,8 @@ PATTERNS: Sequence[tuple[str, str]] = (
     ("results/*/*_timings.csv", "wall-clock medians (machine- and load-dependent, never judged)"),
     ("results/*/*_reps.csv", "per-repetition values behind a figure"),
     ("results/*/*.csv", "the data behind the figure or table of the same name"),
+    ("results/ldp_sparse/mf_sensitivity.png", "MF sensitivity (not in the paper): MF's MAE "
+     "change vs its factorisation parameter d and a ridge term λ on Fig. 3's sparsest point"),
     ("results/*/*.md", "a table of the paper as Markdown"),
     ("results/*/*.png", "a figure"),
     ("results/logs/**", "job logs (one per job)"),
@@ -65,7 +69,8 @@ PATTERNS: Sequence[tuple[str, str]] = (
 
 
 def _registered(papers: Iterable[Mapping]) -> dict[str, str]:
-    """path -> description of every registered artefact."""
+    """path -> description of every registered artefact, and of the PNG drawn beside a
+    registered table (``table1.md`` -> ``table1.png``: the same table as a figure)."""
     out: dict[str, str] = {}
     for paper in papers:
         title = paper["title"]
@@ -73,8 +78,13 @@ def _registered(papers: Iterable[Mapping]) -> dict[str, str]:
             for path in fig["files"]:
                 kind = "figure" if path.endswith((".png", ".svg")) else "table"
                 out.setdefault(path, f"{title}, {fig['label']} ({kind}): {fig['what']}")
+                stem, ext = path.rsplit(".", 1)
+                if ext == "md":
+                    out.setdefault(f"{stem}.png", f"{title}, {fig['label']} (the table as a "
+                                   f"figure): {fig['what']}")
         for table in paper["summary_tables"]:
-            out.setdefault(table["csv"], f"{title}: {table['caption']}")
+            out.setdefault(table["csv"], f"{title}: the data of the summary's table "
+                           f"\"{table['caption']}\"")
         out.setdefault(paper["claims"], f"{title}: every claim, with status and evidence")
         for path in paper["readings"]:
             out.setdefault(path, f"{title}: claims under every reading")
@@ -104,8 +114,16 @@ def undocumented(paths: Iterable[str], papers: Iterable[Mapping]) -> list[str]:
     return [p for p in paths if describe(p, registered) is None]
 
 
+def _files(count: int) -> str:
+    return f"{count} file" if count == 1 else f"{count} files"
+
+
 def results_readme(paths: Iterable[str], papers: Sequence[Mapping], *, config_note: str) -> str:
-    """The Markdown of ``results/README.md`` for the files ``paths`` (repository-relative)."""
+    """The Markdown of ``results/README.md`` for the files ``paths`` (repository-relative).
+
+    A file directly in ``results/<folder>/`` gets its own line; the files of a deeper folder
+    share one line per folder, with each meaning and how many files have it (a private
+    release and its ledgers are one folder line, not one line per meaning)."""
     registered = _registered(papers)
     lines = ["# What is in `results/`", "",
              "Written by the pipeline (rule `report_pages`) at the end of the run; every file "
@@ -119,17 +137,23 @@ def results_readme(paths: Iterable[str], papers: Sequence[Mapping], *, config_no
     for top, files in groups.items():
         lines += [f"## `{top}/`", ""]
         if top in ("results/logs", "results/benchmarks"):
-            lines += [f"- {len(files)} files: {describe(files[0], registered)}", ""]
+            lines += [f"- {_files(len(files))}: {describe(files[0], registered)}", ""]
             continue
-        # a file in a sub-folder is listed with its folder (one line per folder and meaning)
-        entries: dict[tuple[str, str], int] = {}
+        entries: dict[str, dict[str, int]] = {}
         for path in files:
             text = describe(path, registered) or "(not described)"
-            folded = path.count("/") > 2 and path not in registered
-            key = (str(Path(path).parent) + "/" if folded else path, text)
-            entries[key] = entries.get(key, 0) + 1
-        for (shown, text), count in entries.items():
-            many = f" ({count} files)" if shown.endswith("/") else ""
-            lines.append(f"- `{shown}`{many}: {text}")
+            shown = str(Path(path).parent) + "/" if path.count("/") > 2 else path
+            meanings = entries.setdefault(shown, {})
+            meanings[text] = meanings.get(text, 0) + 1
+        for shown, meanings in sorted(entries.items()):
+            if not shown.endswith("/"):
+                lines.append(f"- `{shown}`: {next(iter(meanings))}")
+            elif len(meanings) == 1:
+                (text, count), = meanings.items()
+                lines.append(f"- `{shown}` ({_files(count)}): {text}")
+            else:
+                total = sum(meanings.values())
+                lines.append(f"- `{shown}` ({_files(total)}): " + "; ".join(
+                    f"{text} ({_files(count)})" for text, count in meanings.items()))
         lines.append("")
     return "\n".join(lines)

@@ -79,8 +79,8 @@ def config_key_message(err: Exception, config_keys: Mapping[str, str], params: A
                        ) -> str | None:
     """``err`` (a :class:`crowdpriv._checks.ParameterError`) restated with its config key path.
 
-    ``config_keys`` maps the code's parameter names to config key paths (built by
-    ``config_keys()`` in workflow/rules/common.smk); when the key's list is among the job's
+    ``config_keys`` maps the code's parameter names to config key paths (built from a job's
+    ``params.config`` by :func:`crowdpriv.jobs.key_paths`); when the key's list is among the job's
     ``params``, the value's position is added: ``ldp_sparse.fig2.epsilons[3] = 0.0: ...``.
     Returns None when the parameter is not in ``config_keys``.
     """
@@ -146,7 +146,8 @@ def start_job(snakemake: Any) -> logging.Logger:
     An input error raised later in the job (bad data, a config value the code rejects, a damaged
     raw file) ends the job with one message in the log, which the workflow profile's
     ``show-failed-logs`` prints on the terminal: a config value is named by its key path
-    (``params.config_keys``). Other exceptions keep their traceback. Raw inputs listed in
+    (from ``params.config``, the values the job reads in the config's shape,
+    :func:`crowdpriv.jobs.key_paths`). Other exceptions keep their traceback. Raw inputs listed in
     ``params.raw_pins`` ({path: {sha256, size}}) are re-verified before anything reads them.
     """
     logger = log_to(snakemake.log[0])
@@ -154,7 +155,9 @@ def start_job(snakemake: Any) -> logging.Logger:
                 snakemake.rule, getattr(snakemake, "threads", "?"),
                 os.environ.get("OPENBLAS_NUM_THREADS", "unset"), keep_freed_memory())
     params = dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else {}
-    keys = params.get("config_keys") or {}
+    from .jobs import key_paths
+
+    keys = key_paths(params.get("config") or {})
 
     def excepthook(kind, err, tb):
         if _is_input_error(err):

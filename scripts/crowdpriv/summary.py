@@ -4,8 +4,11 @@ Both are built from the paper registry (``register_paper`` in each ``workflow/ru
 and the result CSVs only; nothing is typed in, so a fourth paper appears here by registering
 itself. For each paper the summary lists every table and figure with the verdicts of the claims
 read from it, the numeric tables with the paper's values beside ours, and every claim with its
-status, statistical basis and evidence. The papers' claims are counted apart from the checks of
-the papers' own consistency (category ``erratum``) and from privacy checks (``privacy``).
+status on one line; the statistical basis and evidence of each are in the paper's own claims
+file, which the summary links (``results/<paper>/claims.md``; the privacy checks':
+``results/privacy_audit/<paper>_claims.csv``), so that the page stays short enough to read. The
+papers' claims are counted apart from the checks of the papers' own consistency (category
+``erratum``) and from privacy checks (``privacy``).
 """
 
 from __future__ import annotations
@@ -57,8 +60,14 @@ class PaperSection:
     claims: pd.DataFrame
     figures: list[FigureEntry]
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    #: A sentence under a table's caption (what its columns are), by caption.
+    notes: dict[str, str] = field(default_factory=dict)
     #: The paper's claims x readings matrix (``readings.csv``), when its readings run.
     readings: pd.DataFrame | None = None
+    #: Where each category's evidence is (category -> repository-relative paths).
+    evidence: dict[str, list[str]] = field(default_factory=dict)
+    #: The paper's readings file (``results/<paper>/readings.md``), when its readings run.
+    readings_file: str | None = None
 
 
 def claim_totals(claims: pd.DataFrame, category: str = "paper") -> dict[str, int]:
@@ -105,11 +114,18 @@ def _figure_line(entry: FigureEntry, claims: pd.DataFrame) -> str:
 
 
 def _claims_table(claims: pd.DataFrame) -> str:
+    """One line per claim: the figure it is read from, the claim, its status."""
     shown = claims.assign(
         status=[s if not d else f"{s} ({d})" for s, d in
                 zip(claims["status"], claims["data"].fillna("").astype(str))]
     )
-    return markdown_table(shown[["figure", "claim", "status", "evidence", "basis"]])
+    return markdown_table(shown[["figure", "claim", "status"]])
+
+
+def _link(path: str) -> str:
+    """A Markdown link from results/summary.md to a repository-relative ``path``."""
+    target = path[len("results/"):] if path.startswith("results/") else f"../{path}"
+    return f"[`{path}`]({target})"
 
 
 def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> str:
@@ -136,27 +152,36 @@ def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> s
         out += [_figure_line(entry, section.claims) for entry in section.figures]
         out.append("")
         for caption, table in section.tables:
-            out += [f"### {caption}", "", markdown_table(table), ""]
+            out += [f"### {caption}", ""]
+            if section.notes.get(caption):
+                out += [section.notes[caption], ""]
+            out += [markdown_table(table), ""]
         for category, heading in (("paper", "Claims"), ("erratum", "Errata checks"),
                                   ("privacy", "Privacy checks")):
             sub = _of_category(section.claims, category)
             if len(sub):
-                out += [f"### {heading}", "", _claims_table(sub), ""]
+                where = section.evidence.get(category)
+                out += [f"### {heading}", ""]
+                if where:
+                    links = ", ".join(_link(path) for path in where)
+                    out += [f"Statistical basis and evidence of each: {links}.", ""]
+                out += [_claims_table(sub), ""]
         if section.readings is not None and len(section.readings):
-            out += _readings_lines(section.readings)
+            out += _readings_lines(section.readings, section.readings_file)
     return "\n".join(out).rstrip() + "\n"
 
 
-def _readings_lines(matrix: pd.DataFrame) -> list[str]:
+def _readings_lines(matrix: pd.DataFrame, path: str | None = None) -> list[str]:
     """The paper's claims under every reading: which hold or fail under all, which depend on
     a reading (and on which axis), then the matrix itself."""
     from .readings import robustness_summary, wide_table
 
     names = list(dict.fromkeys(matrix["reading"]))
     groups = robustness_summary(matrix)
+    where = _link(path) if path else "readings.md"
     out = ["### Readings", "",
            f"Every claim under each of the {len(names) - 1} alternative readings of this "
-           "paper beside the default (readings.md explains each):", ""]
+           f"paper beside the default ({where} explains each):", ""]
     for title, key in (("Hold under every reading that can test them", "holds everywhere"),
                        ("Fail under every reading that can test them", "fails everywhere"),
                        ("Depend on the reading", "depends")):
@@ -169,29 +194,38 @@ def _readings_lines(matrix: pd.DataFrame) -> list[str]:
     if other:
         out += [f"- **Undecided under every reading** ({len(other)}): "
                 + "; ".join(f"`{c}` ({p})" for c, p in other)]
-    out += ["", markdown_table(wide_table(matrix)), ""]
+    wide = wide_table(matrix)
+    depends = wide.loc[wide["claim"].isin([claim for claim, _ in groups["depends"]])]
+    if len(depends):
+        out += ["", "The claims that depend on the reading, under each (every claim: "
+                f"{where}):", "", markdown_table(depends)]
+    out.append("")
     return out
 
 
-def side_by_side(table: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def side_by_side(table: pd.DataFrame, keys: list[str], *, ours: str = "mean",
+                 ratio: str = "ratio_to_paper") -> pd.DataFrame:
     """Pivot a long ours-vs-paper table (``measure``, keys, ``mean``, ``std``, ``paper``) wide.
 
-    One row per ``keys``; per measure the columns ``<measure> ours`` (mean ± std, or the mean
-    and R when R = 1 leaves no spread), ``<measure> paper`` and, when the table has
-    ``ratio_to_paper``, ``<measure> ours/paper``.
+    One row per ``keys``; per measure the columns ``<measure> ours`` (column ``ours`` ± the
+    std scaled like it, or with R when R = 1 leaves no spread), ``<measure> paper`` and, when
+    the table has the column ``ratio``, ``<measure> ours/paper``. ``ours="per_object"`` shows
+    PrisCrowd Table 1 per object, the quantity its figure draws.
     """
     rows = {}
     for record in table.to_dict("records"):
         key = tuple(record[k] for k in keys)
         row = rows.setdefault(key, dict(zip(keys, key)))
         measure = record["measure"]
-        std = record["std"]
-        ours = f"{record['mean']:.4g}"
-        ours += f" ± {std:.2g}" if pd.notna(std) else f" (R = {int(record['R'])})"
-        row[f"{measure} ours"] = ours
+        value = record[ours]
+        std = record["std"] * (value / record["mean"] if ours != "mean" and record["mean"]
+                               else 1.0)
+        shown = f"{value:.4g}"
+        shown += f" ± {std:.2g}" if pd.notna(std) else f" (R = {int(record['R'])})"
+        row[f"{measure} ours"] = shown
         row[f"{measure} paper"] = record.get("paper", float("nan"))
-        if "ratio_to_paper" in record:
-            row[f"{measure} ours/paper"] = record["ratio_to_paper"]
+        if ratio in record:
+            row[f"{measure} ours/paper"] = record[ratio]
     return pd.DataFrame(list(rows.values()))
 
 
@@ -210,7 +244,8 @@ def _summary_table(spec: Mapping, read_csv: Callable[[str], pd.DataFrame]) -> pd
     for column, value in (spec.get("where") or {}).items():
         table = table.loc[table[column] == value]
     if spec.get("keys"):
-        table = side_by_side(table, list(spec["keys"]))
+        table = side_by_side(table, list(spec["keys"]), ours=spec.get("ours", "mean"),
+                             ratio=spec.get("ratio", "ratio_to_paper"))
     if spec.get("columns"):
         table = table[list(spec["columns"])]
     return drop_empty_columns(table)
@@ -220,6 +255,11 @@ def _read_claims(path: str, read_csv: Callable[[str], pd.DataFrame]) -> pd.DataF
     claims = read_csv(path)
     claims["data"] = claims["data"].astype(object).where(claims["data"].notna(), "")
     return claims
+
+
+def _markdown_of(path: str) -> str:
+    """The Markdown twin of a claims CSV (the claims rules write both)."""
+    return path[: -len(".csv")] + ".md" if path.endswith(".csv") else path
 
 
 def build_sections(
@@ -246,13 +286,21 @@ def build_sections(
         claims = pd.concat([_read_claims(path, read_csv) for path in
                             [paper["claims"], *paper.get("privacy_claims", [])]],
                            ignore_index=True)
+        evidence = {"paper": [_markdown_of(paper["claims"])],
+                    "erratum": [_markdown_of(paper["claims"])],
+                    "privacy": list(paper.get("privacy_claims", []))}
         sections.append(PaperSection(
             title=paper["title"],
             claims=claims,
             figures=[FigureEntry(f["label"], f["what"], list(f["files"]))
                      for f in paper["figures"]],
             tables=tables,
+            notes={spec["caption"]: spec["note"] for spec in paper.get("summary_tables", [])
+                   if spec.get("note")},
             readings=matrix,
+            evidence=evidence,
+            readings_file=next((p for p in paper.get("readings", []) if p.endswith(".md")),
+                               None),
         ))
     return sections
 

@@ -7,6 +7,7 @@ Uses the local data mirror (../shared/datasets); writes into a temporary working
 from __future__ import annotations
 
 import filecmp
+import os
 import re
 import subprocess
 import sys
@@ -248,6 +249,27 @@ def test_identity_readings_reproduce_the_default_claims(full_run):
     assert "### Readings" in (full_run / "results/summary.md").read_text()
 
 
+def test_a_bare_rerun_has_nothing_to_do_and_results_hold_no_machine_path(full_run, mirror):
+    """The run passed the mirror as an absolute path (as `make reproduce` may); the config
+    records it relative to the repository, so the same run without --config has nothing to
+    do, and no file under results/ names the mirror's or the run folder's absolute path."""
+    for path in (full_run / "results").rglob("*"):  # report.html: made by `make report`
+        if path.is_file() and path.suffix in (".csv", ".md", ".yaml", ".json", ".html", ".tsv",
+                                              ".log") and path.name != "report.html":
+            text = path.read_text(errors="replace")
+            assert str(mirror) not in text and str(full_run) not in text, path
+    run_config = yaml.safe_load((full_run / "results/run_config.yaml").read_text())
+    assert run_config["mirror_dir"] == os.path.relpath(mirror, ROOT)
+    if Path(os.path.normpath(ROOT / "../shared/datasets")) != Path(mirror).resolve():
+        pytest.skip("the mirror is not the default ../shared/datasets: a bare run differs")
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d",
+           str(full_run), "--cores", "2", "-n", "--configfile", str(ROOT / "config/config.yaml"),
+           *CONFIGS]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "Nothing to be done" in result.stdout + result.stderr, result.stdout[-3000:]
+
+
 def test_summary_reads_the_csvs(full_run, mirror):
     """Change a result CSV, rebuild only the summary: the summary shows the new values.
 
@@ -256,7 +278,7 @@ def test_summary_reads_the_csvs(full_run, mirror):
     summary = full_run / "results/summary.md"
     table1 = full_run / "results/priscrowd/table1.csv"
     df = pd.read_csv(table1)
-    df.loc[0, "mean"] = 123456.0
+    df.loc[0, "per_object"] = 123456.0  # the summary shows Table 1 per object
     df.to_csv(table1, index=False)
     claims_path = full_run / "results/pptd/claims.csv"
     claims = pd.read_csv(claims_path)

@@ -151,7 +151,9 @@ def test_bad_custom_dataset_fails_clearly_and_leaves_earlier_outputs(tmp_path, m
     assert (work / "data/processed/good/claims.csv").read_bytes() == before
 
 
-def test_config_value_rejected_in_a_job_is_named_by_key_path(tmp_path, mirror):
+def test_config_value_rejected_before_any_job_is_named_by_key_path(tmp_path, mirror):
+    """fig4.m above m used to fail the dataset's run job; it now stops the run at start-up
+    (crowdpriv.config_checks) with the same message, before any job (no log is written)."""
     cfg = {}
     for path in E2E_CONFIGS:
         cfg.update(yaml.safe_load(path.read_text()) or {})
@@ -164,3 +166,4 @@ def test_config_value_rejected_in_a_job_is_named_by_key_path(tmp_path, mirror):
     out = run.stdout + run.stderr
     assert f"config key priscrowd.fig4.m[2] = {m + 1}: fig4.m must be integers in [1, m={m}]" in out
     assert not (tmp_path / "w" / target).exists()
+    assert not (tmp_path / "w" / "results" / "logs").exists()

@@ -9,12 +9,44 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
 from crowdpriv.data import answer_type_of  # noqa: E402
+from crowdpriv.jobs import ordered_like, select  # noqa: E402
 from crowdpriv.readings import parse_readings, reading_config  # noqa: E402
 from crowdpriv.mechanisms import (
     get as get_mechanism,
     ids as mechanism_ids,
 )  # noqa: E402
 from crowdpriv.ldp_sparse import register_extra  # noqa: E402
+
+#: The repository (this file is workflow/rules/common.smk in it); rule fetch_raw resolves a
+#: relative mirror_dir from here.
+REPOSITORY = os.path.normpath(
+    os.path.join(workflow.current_basedir.get_path_or_uri(secret_free=True), "..", "..")
+)
+
+
+def normalise_config():
+    """The config in the order of config/config.yaml, with the mirror folder relative to the
+    repository.
+
+    Snakemake builds the config from the command-line files first and merges the Snakefile's
+    configfile into them, so a block's key order depends on which files were given; job params
+    are compared by their repr, so the order is fixed here (crowdpriv.jobs.ordered_like). An
+    absolute mirror_dir (what a Makefile or a test passes) becomes relative to the repository,
+    so that results/run_config.yaml records no machine path and the same folder given either
+    way is the same config (the fetch job resolves it from the repository root).
+    """
+    import yaml
+
+    with open(os.path.join(REPOSITORY, "config", "config.yaml")) as handle:
+        ordered = ordered_like(config, yaml.safe_load(handle))
+    mirror = ordered.get("mirror_dir")
+    if mirror and os.path.isabs(mirror):
+        ordered["mirror_dir"] = os.path.relpath(mirror, REPOSITORY)
+    config.clear()
+    config.update(ordered)
+
+
+normalise_config()
 
 # Every job runs its BLAS/OpenMP libraries on one thread: parallelism comes from jobs, and no
 # number may depend on --cores or on a library's thread count (it changes summation order).
@@ -150,33 +182,11 @@ def raw_pins(wildcards, input):
     return pins
 
 
-def config_keys(*blocks):
-    """{parameter name: config key path} of every key under ``blocks`` (dotted config paths).
-
-    A job passes this as ``params.config_keys`` so that crowdpriv.runtime.start_job can name the
-    key a rejected value came from (``ldp_sparse.fig2.epsilons[3]``). Earlier blocks win; a list
-    key is also known by its singular (``epsilons`` -> ``epsilon``), a nested block's keys by
-    ``block.key`` (``fig3.min_claims``). Holds only key names, so editing a value does not
-    re-run a job through this parameter.
+def config_values(*keys):
+    """The config values a job outside the papers reads (dotted keys), in the config's shape:
+    its ``params.config`` (crowdpriv.jobs.select; paper jobs use their paper's job_params).
     """
-    keys = {}
-
-    def add(name, path, value):
-        keys.setdefault(name, path)
-        if isinstance(value, list) and name.endswith("s"):
-            singular = name[:-3] + "y" if name.endswith("ies") else name[:-1]
-            keys.setdefault(singular, path)
-
-    for block in blocks:
-        node = config
-        for part in block.split("."):
-            node = node[part]
-        for name, value in node.items():
-            add(name, f"{block}.{name}", value)
-            if isinstance(value, dict):
-                for inner, inner_value in value.items():
-                    add(f"{name}.{inner}", f"{block}.{name}.{inner}", inner_value)
-    return keys
+    return select(config, keys)
 
 
 def custom_dataset_inputs(wildcards):
@@ -286,35 +296,6 @@ def pptd_indoor_input(fig, table):
 # --- PrisCrowd (workflow/rules/priscrowd.smk) ---
 
 
-#: PrisCrowd's algorithm keys (crowdpriv.priscrowd.Params) by the jobs that read them.
-PRIS_FIT_KEYS = [
-    "units",
-    "bandwidth",
-    "mad_min",
-    "h_min",
-    "hampel_quantiles",
-    "hampel_update",
-    "max_iter",
-    "tol",
-]
-PRIS_RELEASE_KEYS = [
-    "m",
-    "k",
-    "gamma",
-    "eps0",
-    "batch_size",
-    "max_candidates",
-    "uniform_test",
-]
-
-
-def pris_params(*extra):
-    """The PrisCrowd config keys a job reads: fitting and release keys plus ``extra``, so
-    that editing another figure's block (or a sweep list) does not re-run the job."""
-    cfg = config["priscrowd"]
-    return {k: cfg[k] for k in [*PRIS_FIT_KEYS, *PRIS_RELEASE_KEYS, *extra]}
-
-
 def pris_run(table):
     return expand(
         "results/priscrowd/runs/{dataset}/{table}.csv",
@@ -371,9 +352,10 @@ def register_paper(
     (labels are what the paper's claims name in their `figure` column); claims: path of its
     claims.csv; stats_paper: its name in results/datasets/stats.csv (column `paper`), if it
     uses datasets; summary_tables: [{"caption", "csv", optional "keys" (pivot ours beside the
-    paper with crowdpriv.summary.side_by_side), "where" ({column: value} row filter),
-    "columns"}]; readings, privacy_claims, releases: the paper's readings, privacy claims
-    and private releases (readings.smk, privacy_audit.smk, release.smk add to them).
+    paper with crowdpriv.summary.side_by_side; "ours" and "ratio": which columns), "where"
+    ({column: value} row filter), "columns", "note" (a sentence under the caption)}];
+    readings, privacy_claims, releases: the paper's readings, privacy claims and private
+    releases (readings.smk, privacy_audit.smk, release.smk add to them).
     """
     if key in PAPERS:
         raise ValueError(f"paper {key!r} is registered twice")
@@ -430,22 +412,46 @@ def paper_readings(paper):
     return parse_readings(block, where=f"{paper}.readings")
 
 
-def check_readings():
-    """Every reading's merged config must pass the schema too (an override is validated as
-    the setting it replaces), and may only name existing keys (apply_override)."""
+def check_config_up_front():
+    """Every check on config values, before any job and whatever the target: the schema on
+    each reading's config (an override is validated as the setting it replaces, and may only
+    name existing keys), then the checks across keys and the core's own validation
+    (crowdpriv.config_checks) on the config and on every reading's config, and the data
+    rules' own checks of the stock gold days and claim files. One error lists every problem,
+    each with its key path and value."""
+    from crowdpriv.config_checks import config_problems
+
+    problems = config_problems(config, root=workflow.basedir)
+    for check in (stock_gold_inputs, stock_claims_inputs):
+        try:
+            check(None)
+        except ValueError as err:
+            problems.append(str(err))
     for paper in ("ldp_sparse", "pptd", "priscrowd"):
         for reading in paper_readings(paper)[1:]:
+            where = f"{paper}.readings.alternatives.{reading.name}"
             merged = copy.deepcopy(reading_config(config, paper, reading))
             try:
                 validate(merged, schema="../schemas/config.schema.yaml")
             except Exception as err:
                 raise ValueError(
-                    f"{paper}.readings.alternatives.{reading.name}: the overridden config "
-                    f"is invalid: {err}"
+                    f"{where}: the overridden config is invalid: {err}"
                 ) from None
+            problems += [
+                f"{where} (this reading's config): {problem}"
+                for problem in config_problems(merged, files=False)
+                if problem not in problems
+            ]
+    if problems:
+        raise ValueError(
+            "the config has "
+            + (f"{len(problems)} problems" if len(problems) > 1 else "a problem")
+            + " (checked before any job runs):\n  "
+            + "\n  ".join(problems)
+        )
 
 
-check_readings()
+check_config_up_front()
 
 
 def reading_names(paper):
@@ -496,14 +502,38 @@ def register_readings(key, *, tables, datasets, claims_kwargs, surrogates=()):
     )
 
 
-def reading_block(paper):
-    """The keys of a paper's block that its re-run tables read (crowdpriv.<paper>.TABLE_KEYS):
-    editing a claim threshold or a reading re-runs no other reading."""
+def reading_block(paper, name):
+    """The keys of a paper's block that one reading's re-run job reads: those of the tables it
+    re-runs (crowdpriv.readings.rerun_keys over crowdpriv.<paper>.TABLE_KEYS), so that adding a
+    point or editing a claim threshold re-runs only the readings whose tables read it.
+    """
     import importlib
 
-    keys = importlib.import_module(f"crowdpriv.{paper}").TABLE_KEYS
-    wanted = {k.split(".")[0] for ks in keys.values() for k in ks}
-    return {k: v for k, v in config[paper].items() if k in wanted}
+    from crowdpriv.readings import rerun_keys
+
+    core = importlib.import_module(f"crowdpriv.{paper}")
+    reading = next(r for r in paper_readings(paper) if r.name == name)
+    keys = rerun_keys(
+        reading,
+        core.TABLE_KEYS,
+        getattr(core, "DERIVED_KEYS", None),
+        config[paper]["readings"].get("not_rerun", []),
+    )
+    return select(config[paper], keys)
+
+
+def reading_thresholds(paper):
+    """Per reading, what the paper's claims read from its block under that reading
+    (crowdpriv.<paper>.claims_thresholds of the reading's config)."""
+    import importlib
+
+    core = importlib.import_module(f"crowdpriv.{paper}")
+    return {
+        reading.name: core.claims_thresholds(
+            reading_config(config, paper, reading)[paper]
+        )
+        for reading in paper_readings(paper)[1:]
+    }
 
 
 def reading_wildcards():

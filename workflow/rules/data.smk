@@ -108,8 +108,7 @@ rule preprocess_stock_surrogate:
         runtime=10,
     params:
         raw_pins=raw_pins,
-        config_keys=config_keys("datasets.stock_surrogate"),
-        cfg=config["datasets"]["stock_surrogate"],
+        config=config_values("datasets.stock_surrogate"),
         seed=config["seed"],
     script:
         "../../scripts/preprocess_stock_surrogate.py"
@@ -131,8 +130,7 @@ rule preprocess_indoor_surrogate:
         mem_mb=1000,
         runtime=10,
     params:
-        config_keys=config_keys("datasets.indoor_surrogate"),
-        cfg=config["datasets"]["indoor_surrogate"],
+        config=config_values("datasets.indoor_surrogate"),
         seed=config["seed"],
     script:
         "../../scripts/preprocess_indoor_surrogate.py"

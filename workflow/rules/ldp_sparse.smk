@@ -1,6 +1,8 @@
 # LDP-sparse (Sun et al., IEEE BigData 2018): experiments (one job per figure x sparsity point
 # or real dataset, all repetitions inside), then figures, tables, bounds and claims.
-# Uses processed(), mechanism_labels() and CONDA_ENV from common.smk.
+# Uses processed(), paper_values(), mechanism_labels() and CONDA_ENV from common.smk. Each
+# job's params hold only the config values it reads (crowdpriv.ldp_sparse.job_params).
+import crowdpriv.ldp_sparse as ldp_core
 
 LDP = config["ldp_sparse"]
 LDP_OUT = "results/ldp_sparse"
@@ -67,33 +69,6 @@ register_paper(
         ),
     ],
 )
-#: Settings every synthetic job reads (a change re-runs them all; a figure's own block only it).
-LDP_SYNTHETIC_COMMON = {
-    k: LDP[k]
-    for k in (
-        "repetitions",
-        "synthetic_domain_size",
-        "d",
-        "generator",
-        "mechanisms",
-        "inference",
-        "max_batch_cells",
-        "bound_quality",
-    )
-}
-#: Settings every real-data job reads.
-LDP_REAL_COMMON = {
-    k: LDP[k]
-    for k in (
-        "repetitions",
-        "real_domain_size",
-        "d",
-        "mechanisms",
-        "inference",
-        "max_batch_cells",
-        "bound_quality",
-    )
-}
 
 
 rule ldp_sparse_synthetic:
@@ -116,12 +91,8 @@ rule ldp_sparse_synthetic:
         + LDP[w.experiment]["workers"] * LDP[w.experiment]["tasks"] // 20000,
         runtime=60,
     params:
-        config_keys=lambda w: config_keys(f"ldp_sparse.{w.experiment}", "ldp_sparse"),
         # the point's own settings, not the list of points: adding one runs only the new job
-        experiment=lambda w: {
-            k: v for k, v in LDP[w.experiment].items() if k != "sparsities"
-        },
-        common=LDP_SYNTHETIC_COMMON,
+        config=lambda w: ldp_core.job_params(LDP, w.experiment),
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_synthetic.py"
@@ -146,9 +117,7 @@ rule ldp_sparse_real:
         mem_mb=2000,
         runtime=60,
     params:
-        config_keys=config_keys("ldp_sparse.fig5", "ldp_sparse"),
-        experiment={k: v for k, v in LDP["fig5"].items() if k != "datasets"},
-        common=LDP_REAL_COMMON,
+        config=ldp_core.job_params(LDP, "fig5"),
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_real.py"
@@ -191,7 +160,7 @@ rule ldp_sparse_fig1:
         CONDA_ENV
     params:
         datasets=LDP["fig1"]["datasets"],
-        block={k: LDP[k] for k in ("fig1", "real_domain_size", "inference")},
+        config=ldp_core.job_params(LDP, "fig1"),
         paper_gold_zero_share=LDP["claims"]["gold_zero_share_min"],
     script:
         "../../scripts/ldp_sparse_fig1.py"
@@ -349,10 +318,7 @@ rule ldp_sparse_mf_sensitivity_raw:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("ldp_sparse.mf_sensitivity", "ldp_sparse"),
-        experiment=LDP["mf_sensitivity"],
-        # it sweeps d itself
-        common={k: v for k, v in LDP_SYNTHETIC_COMMON.items() if k != "d"},
+        config=ldp_core.job_params(LDP, "mf_sensitivity"),
         seed=config["seed"],
     script:
         "../../scripts/ldp_sparse_mf_sensitivity.py"
@@ -434,7 +400,7 @@ rule ldp_sparse_claims:
     conda:
         CONDA_ENV
     params:
-        thresholds=LDP["claims"],
+        thresholds=ldp_core.claims_thresholds(LDP),
         significance=config["claims"],
         figures=lambda w: [f["label"] for f in PAPERS["ldp_sparse"]["figures"]],
     script:
@@ -454,7 +420,7 @@ register_readings(
     },
     datasets=[*LDP["fig1"]["datasets"], *LDP["fig5"]["datasets"]],
     claims_kwargs=dict(
-        thresholds=LDP["claims"],
+        thresholds=ldp_core.claims_thresholds(LDP),
         significance=config["claims"],
         figures=[f["label"] for f in PAPERS["ldp_sparse"]["figures"]],
     ),

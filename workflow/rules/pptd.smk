@@ -1,6 +1,6 @@
 # PPTD (Li et al., KDD 2018): experiments of Figs. 2-8 (one job per figure, all repetitions
 # inside, per-repetition tables under results/pptd/raw/), then figures and claims. Each job's
-# params hold only the config keys it reads (crowdpriv.pptd.tradeoff_params).
+# params hold only the config values it reads (crowdpriv.pptd.job_params).
 import crowdpriv.pptd as pptd_core
 
 PPTD = config["pptd"]
@@ -49,10 +49,7 @@ rule pptd_synthetic_tradeoff:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=lambda w: config_keys(
-            f"pptd.{w.fig}", "pptd.synthetic", "pptd.privacy", "pptd"
-        ),
-        exp=lambda w: pptd_core.tradeoff_params(PPTD, w.fig),
+        config=lambda w: pptd_core.job_params(PPTD, w.fig),
         seed=config["seed"],
     script:
         "../../scripts/pptd_tradeoff.py"
@@ -75,8 +72,7 @@ rule pptd_indoor_tradeoff:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("pptd.fig6", "pptd.privacy", "pptd"),
-        exp=pptd_core.tradeoff_params(PPTD, "fig6"),
+        config=pptd_core.job_params(PPTD, "fig6"),
         seed=config["seed"],
     script:
         "../../scripts/pptd_tradeoff.py"
@@ -101,8 +97,7 @@ rule pptd_weights:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("pptd.fig7", "pptd.privacy", "pptd"),
-        exp=pptd_core.weights_params(PPTD),
+        config=pptd_core.job_params(PPTD, "fig7"),
         seed=config["seed"],
     script:
         "../../scripts/pptd_weights.py"
@@ -123,8 +118,7 @@ rule pptd_runtime:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("pptd.fig8", "pptd.synthetic", "pptd.privacy", "pptd"),
-        exp=pptd_core.runtime_params(PPTD),
+        config=pptd_core.job_params(PPTD, "fig8"),
         seed=config["seed"],
     script:
         "../../scripts/pptd_runtime.py"
@@ -215,7 +209,7 @@ rule pptd_claims:
     conda:
         CONDA_ENV
     params:
-        thresholds={**PPTD["claims"], "utility_beta": PPTD["utility_beta"]},
+        thresholds=pptd_core.claims_thresholds(PPTD),
         significance=config["claims"],
         figures=lambda w: [f["label"] for f in PAPERS["pptd"]["figures"]],
     script:
@@ -231,7 +225,7 @@ register_readings(
     datasets=[PPTD["fig6"]["dataset"], PPTD["fig7"]["dataset"]],
     surrogates=["indoor_surrogate"],
     claims_kwargs=dict(
-        thresholds={**PPTD["claims"], "utility_beta": PPTD["utility_beta"]},
+        thresholds=pptd_core.claims_thresholds(PPTD),
         significance=config["claims"],
         figures=[f["label"] for f in PAPERS["pptd"]["figures"]],
     ),

@@ -1,6 +1,8 @@
 # PrisCrowd (Huai et al., IJCAI 2019): experiment jobs (one per dataset / p, all repetitions
 # inside), then Tables 1-2, Figs. 3-5, release counts, privacy budget and claims.
-# Each job's params hold only the config keys it reads (pris_params in common.smk).
+# Each job's params hold only the config values it reads (crowdpriv.priscrowd.job_params).
+import crowdpriv.priscrowd as pris_core
+
 PRIS = config["priscrowd"]
 PRIS_RUN_TABLES = [
     "table",
@@ -62,12 +64,25 @@ register_paper(
     ],
     summary_tables=[
         dict(
-            caption="Table 1 (ours beside the paper)",
+            caption="Table 1 per object (ours beside the paper)",
+            note=(
+                "Both columns are per-object values, as results/priscrowd/table1.png draws "
+                "them: ours are ISE and SISE summed over the objects with ground truth, divided "
+                "by their number (the sums: results/priscrowd/table1.md); the paper's are its "
+                "printed values, read as per-object averages (see the errata checks)."
+            ),
             csv="results/priscrowd/table1.csv",
             keys=["dataset", "method"],
+            ours="per_object",
+            ratio="per_object_ratio_to_paper",
         ),
         dict(
             caption="Table 2 (ours beside the paper)",
+            note=(
+                "Both columns are sums over the "
+                f"{PRIS['table2']['tasks']} simulated objects, as "
+                "results/priscrowd/table2.png draws them."
+            ),
             csv="results/priscrowd/table2.csv",
             keys=["p", "method"],
         ),
@@ -92,17 +107,7 @@ rule priscrowd_run:
         mem_mb=2000,
         runtime=60,
     params:
-        config_keys=config_keys("priscrowd"),
-        cfg=pris_params(
-            "t",
-            "delta_exponent",
-            "basic_epsilons",
-            "repetitions",
-            "sise",
-            "basic_sensitivity",
-        ),
-        fig3=PRIS["fig3"],
-        fig4=PRIS["fig4"],
+        config=pris_core.job_params(PRIS, "run"),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_run.py"
@@ -125,10 +130,8 @@ rule priscrowd_simulated:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("priscrowd.table2", "priscrowd"),
-        cfg=pris_params("basic_epsilons", "repetitions", "sise", "basic_sensitivity"),
         # the data settings, not the list of p: adding a point runs only the new job
-        sim={k: v for k, v in PRIS["table2"].items() if k != "p"},
+        config=pris_core.job_params(PRIS, "simulated"),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_simulated.py"
@@ -151,9 +154,7 @@ rule priscrowd_timing:
         mem_mb=1000,
         runtime=30,
     params:
-        config_keys=config_keys("priscrowd.fig5", "priscrowd"),
-        cfg=pris_params(),
-        fig5=PRIS["fig5"],
+        config=pris_core.job_params(PRIS, "timing"),
         seed=config["seed"],
     script:
         "../../scripts/priscrowd_timing.py"
@@ -296,6 +297,7 @@ rule priscrowd_claims:
         budget=pris_run("budget"),
         paper_table1=paper_values("priscrowd_table1.csv"),
         paper_table2=paper_values("priscrowd_table2.csv"),
+        paper_stats=paper_values("dataset_stats.csv"),
     output:
         csv="results/priscrowd/claims.csv",
         md="results/priscrowd/claims.md",
@@ -306,7 +308,7 @@ rule priscrowd_claims:
         CONDA_ENV
     params:
         datasets=PRIS["datasets"],
-        thresholds=PRIS["claims"],
+        thresholds=pris_core.claims_thresholds(PRIS),
         significance=config["claims"],
         figures=lambda w: [f["label"] for f in PAPERS["priscrowd"]["figures"]],
     script:
@@ -325,11 +327,12 @@ register_readings(
         "budget": pris_run("budget"),
         "paper_table1": paper_values("priscrowd_table1.csv"),
         "paper_table2": paper_values("priscrowd_table2.csv"),
+        "paper_stats": paper_values("dataset_stats.csv"),
     },
     datasets=PRIS["datasets"],
     claims_kwargs=dict(
         datasets=PRIS["datasets"],
-        thresholds=PRIS["claims"],
+        thresholds=pris_core.claims_thresholds(PRIS),
         significance=config["claims"],
         figures=[f["label"] for f in PAPERS["priscrowd"]["figures"]],
     ),

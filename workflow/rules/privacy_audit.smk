@@ -38,13 +38,9 @@ rule privacy_audit:
         audit=config["privacy_audit"],
         papers=AUDIT_PAPERS,
         titles=[PAPERS[paper]["title"] for paper in AUDIT_PAPERS],
-        ldp_sparse={
-            k: config["ldp_sparse"][k] for k in ("real_domain_size", "d", "mechanisms")
-        },
-        pptd={k: config["pptd"][k] for k in ("privacy", "synthetic", "fig3")},
-        priscrowd=pris_params(
-            "t", "delta_exponent", "basic_epsilons", "basic_sensitivity"
-        ),
+        ldp_sparse=select(config["ldp_sparse"], ["real_domain_size", "d", "mechanisms"]),
+        pptd=select(config["pptd"], ["privacy", "synthetic", "fig3"]),
+        priscrowd=pris_core.job_params(config["priscrowd"], "audit")["priscrowd"],
         seed=config["seed"],
     script:
         "../../scripts/privacy_audit.py"

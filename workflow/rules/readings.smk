@@ -35,11 +35,13 @@ rule reading_rerun:
     params:
         paper=lambda w: w.reading_paper,
         reading=lambda w: reading_spec(w.reading_paper, w.reading),
-        block=lambda w: reading_block(w.reading_paper),
+        block=lambda w: reading_block(w.reading_paper, w.reading),
         not_rerun=lambda w: config[w.reading_paper]["readings"].get("not_rerun", []),
+        # the surrogates' settings, for a reading that regenerates one (its data override)
         datasets=lambda w: {
             ds: config["datasets"][ds]
             for ds in READINGS[w.reading_paper]["surrogates"]
+            if reading_spec(w.reading_paper, w.reading)["data"]
         },
         data_paths=lambda w: {
             ds: {"claims": processed(ds), "truth": processed(ds, "truth")}
@@ -74,5 +76,7 @@ rule readings_matrix:
         readings=lambda w: config[w.reading_paper]["readings"],
         tables=lambda w: list(READINGS[w.reading_paper]["tables"]),
         claims_kwargs=lambda w: READINGS[w.reading_paper]["claims_kwargs"],
+        # each reading's claims read its own settings (e.g. PrisCrowd's SISE definition)
+        thresholds=lambda w: reading_thresholds(w.reading_paper),
     script:
         "../../scripts/readings_matrix.py"

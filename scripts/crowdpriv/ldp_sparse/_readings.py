@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ..jobs import select
 from ..readings import Reading, affected_tables, as_written, derivable
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
 from ._experiments import (
@@ -22,30 +23,64 @@ from ._experiments import (
 )
 
 __all__ = [
+    "JOB_KEYS",
     "TABLE_KEYS",
     "DERIVED_KEYS",
+    "job_params",
+    "claims_thresholds",
     "derive_tables",
     "load_real",
     "synthetic_point",
     "real_point",
+    "mf_sensitivity_kwargs",
     "fig1_table",
     "rerun_tables",
 ]
 
-_SYNTHETIC = ["repetitions", "synthetic_domain_size", "d", "generator", "mechanisms",
-              "inference", "max_batch_cells", "bound_quality"]
-_REAL = ["repetitions", "real_domain_size", "d", "mechanisms", "inference", "max_batch_cells",
-         "bound_quality", "datasets"]
+_SYNTHETIC = ("repetitions", "synthetic_domain_size", "d", "generator", "mechanisms",
+              "inference", "max_batch_cells", "bound_quality")
+_REAL = ("repetitions", "real_domain_size", "d", "mechanisms", "inference", "max_batch_cells",
+         "bound_quality")
+#: The config keys (relative to ``ldp_sparse``) each job reads, its figure's block first: the
+#: one owner of what a job's params hold (:func:`job_params`) and of what each table of the
+#: claims reads (:data:`TABLE_KEYS`). One job per sparsity point of Figs. 2-4 and per dataset
+#: of Fig. 5, each holding every method of its point; ``mechanisms`` is passed whole.
+JOB_KEYS = {
+    **{fig: (fig, *_SYNTHETIC) for fig in ("fig2", "fig3", "fig4")},
+    "fig5": ("fig5", *_REAL),
+    # MF sensitivity sweeps d itself and has no bound
+    "mf_sensitivity": ("mf_sensitivity",
+                       *(k for k in _SYNTHETIC if k not in ("d", "bound_quality"))),
+    "fig1": ("fig1", "real_domain_size", "inference"),
+}
+#: Keys a job's block leaves out: the list of points (or datasets) the rule makes one job each
+#: of, so that adding one runs only the new job.
+_JOB_OMIT = {**{fig: (f"{fig}.sparsities",) for fig in ("fig2", "fig3", "fig4")},
+             "fig5": ("fig5.datasets",)}
 #: The config keys (relative to ``ldp_sparse``; ``datasets`` = the processed real data) each
 #: table of the claims reads.
 TABLE_KEYS = {
-    "fig1": ["fig1", "real_domain_size", "inference", "datasets"],
-    "fig2": [*_SYNTHETIC, "fig2"],
-    "fig3": [*_SYNTHETIC, "fig3"],
-    "fig4": [*_SYNTHETIC, "fig4"],
-    "fig5": [*_REAL, "fig5"],
+    "fig1": [*JOB_KEYS["fig1"], "datasets"],
+    **{fig: list(JOB_KEYS[fig]) for fig in ("fig2", "fig3", "fig4")},
+    "fig5": [*JOB_KEYS["fig5"], "datasets"],
     "bounds": ["bounds"],
 }
+
+
+def job_params(block: Mapping, job: str) -> dict:
+    """``params.config`` of an LDP-sparse job (:data:`JOB_KEYS`): the values it reads from the
+    ``ldp_sparse`` block, in the config's shape (:func:`crowdpriv.jobs.select`)."""
+    return {"ldp_sparse": select(block, JOB_KEYS[job], omit=_JOB_OMIT.get(job, ()))}
+
+
+#: Settings of the paper's block its claims read besides the ``claims`` thresholds: none.
+CLAIMS_SETTINGS = ()
+
+
+def claims_thresholds(block: Mapping) -> dict:
+    """What the paper's claims read from its config block: the ``claims`` thresholds and
+    :data:`CLAIMS_SETTINGS` (the readings job evaluates the claims with each reading's own)."""
+    return {**block["claims"], **{key: block[key] for key in CLAIMS_SETTINGS}}
 
 
 #: Config keys whose every value the default run computes as extra columns, with the methods
@@ -120,6 +155,17 @@ def real_point(block: Mapping, dataset: str, answers, truth, *, seed: int,
         inference=block["inference"], max_batch_cells=block["max_batch_cells"],
         bound_quality=block.get("bound_quality", "uniform"), progress=progress,
     )
+
+
+def mf_sensitivity_kwargs(block: Mapping) -> dict:
+    """Keyword arguments of :func:`run_mf_sensitivity` (without ``seed`` and ``progress``)
+    from the config block: MF's MAE change vs d and a ridge term on one synthetic point."""
+    exp = block["mf_sensitivity"]
+    return dict(n_workers=exp["workers"], n_tasks=exp["tasks"], sparsity=exp["sparsity"],
+                epsilons=exp["epsilons"], ds=exp["d"], ridges=exp["ridge"],
+                repetitions=block["repetitions"], domain_size=block["synthetic_domain_size"],
+                generator=block["generator"], mechanisms=block["mechanisms"],
+                inference=block["inference"], max_batch_cells=block["max_batch_cells"])
 
 
 def fig1_table(block: Mapping, data: Mapping[str, tuple]) -> pd.DataFrame:

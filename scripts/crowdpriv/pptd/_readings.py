@@ -15,13 +15,17 @@ import pandas as pd
 
 from .._checks import ParameterError
 from ..data import simulate_indoor
+from ..jobs import select
 from ..readings import Reading, affected_tables, as_written
 from ..seeds import derive_rng
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
 from ._experiments import real_tradeoff, runtime_study, synthetic_tradeoff, weight_comparison
 
 __all__ = [
+    "JOB_KEYS",
     "TABLE_KEYS",
+    "job_params",
+    "claims_thresholds",
     "tradeoff_params",
     "weights_params",
     "runtime_params",
@@ -29,16 +33,47 @@ __all__ = [
     "rerun_tables",
 ]
 
-_COMMON = ["repetitions", "privacy", "utility_beta"]
+_COMMON = ("repetitions", "privacy")
+#: The config keys (relative to ``pptd``) each job reads, its figure's block first: the one
+#: owner of what a job's params hold (:func:`job_params`, read by :func:`tradeoff_params`,
+#: :func:`weights_params`, :func:`runtime_params`) and of what each table of the claims reads
+#: (:data:`TABLE_KEYS`). Fig. 8 lists both truth-discovery blocks (its ``method`` picks one).
+JOB_KEYS = {
+    **{fig: (fig, "synthetic", *_COMMON, "utility_beta", "crh")
+       for fig in ("fig2", "fig3", "fig4")},
+    "fig5": ("fig5", "synthetic", *_COMMON, "utility_beta", "gtm"),
+    "fig6": ("fig6", *_COMMON, "utility_beta", "crh"),
+    "fig7": ("fig7", *_COMMON, "crh"),
+    "fig8": ("fig8", "synthetic", *_COMMON, "crh", "gtm"),
+}
+#: Keys only the plots read (the unit on the y axis).
+_JOB_OMIT = {"fig6": ("fig6.unit",), "fig7": ("fig7.unit",)}
 #: The config keys (relative to ``pptd``; ``datasets.indoor_surrogate`` for the surrogate) each
 #: table of the claims reads.
 TABLE_KEYS = {
-    **{fig: [*_COMMON, "synthetic", "crh", "gtm", fig] for fig in ("fig2", "fig3", "fig4", "fig5")},
-    "fig6": [*_COMMON, "crh", "fig6", "datasets.indoor_surrogate"],
-    "fig7": [*_COMMON, "crh", "fig7", "datasets.indoor_surrogate"],
-    "fig7_original": [*_COMMON, "crh", "fig7", "datasets.indoor_surrogate"],
-    "fig8": [*_COMMON, "synthetic", "crh", "gtm", "fig8"],
+    **{fig: list(JOB_KEYS[fig]) for fig in ("fig2", "fig3", "fig4", "fig5")},
+    "fig6": [*JOB_KEYS["fig6"], "datasets.indoor_surrogate"],
+    "fig7": [*JOB_KEYS["fig7"], "datasets.indoor_surrogate"],
+    "fig7_original": [*JOB_KEYS["fig7"], "datasets.indoor_surrogate"],
+    "fig8": list(JOB_KEYS["fig8"]),
 }
+
+
+def job_params(block: Mapping, fig: str) -> dict:
+    """``params.config`` of the job of PPTD figure ``fig`` (:data:`JOB_KEYS`): the values it
+    reads from the ``pptd`` block, in the config's shape (:func:`crowdpriv.jobs.select`)."""
+    return {"pptd": select(block, JOB_KEYS[fig], omit=_JOB_OMIT.get(fig, ()))}
+
+
+#: Settings of the paper's block its claims read besides the ``claims`` thresholds: Theorem
+#: 4.3's β (utility_beta).
+CLAIMS_SETTINGS = ("utility_beta",)
+
+
+def claims_thresholds(block: Mapping) -> dict:
+    """What the paper's claims read from its config block: the ``claims`` thresholds and
+    :data:`CLAIMS_SETTINGS` (the readings job evaluates the claims with each reading's own)."""
+    return {**block["claims"], **{key: block[key] for key in CLAIMS_SETTINGS}}
 
 
 def _td(block: Mapping, method: str) -> dict:

@@ -6,9 +6,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._checks import check_int_at_least, check_positive
+from .._checks import ParameterError, check_int_at_least, check_positive
 
-__all__ = ["SyntheticData", "generate_synthetic"]
+__all__ = ["SyntheticData", "check_truth_range", "generate_synthetic"]
+
+
+def check_truth_range(truth_low, truth_high) -> None:
+    """The truths' range of :func:`generate_synthetic` (config ``pptd.synthetic.truth_range``)
+    must be finite and increasing."""
+    if not (np.isfinite(truth_low) and np.isfinite(truth_high) and truth_high > truth_low):
+        raise ParameterError("truth_range", [truth_low, truth_high], "truth_range must be "
+                             f"finite and increasing (low < high), got {[truth_low, truth_high]}")
 
 
 @dataclass(frozen=True)
@@ -65,10 +73,7 @@ def generate_synthetic(
     n = check_int_at_least("n_objects", n_objects, 1)
     r = check_int_at_least("n_datasets", n_datasets, 1)
     lam1 = check_positive("lam1", lam1)
-    if not (np.isfinite(truth_low) and np.isfinite(truth_high) and truth_high > truth_low):
-        raise ValueError(
-            f"truth_high must be finite and > truth_low, got {truth_low!r}, {truth_high!r}"
-        )
+    check_truth_range(truth_low, truth_high)
     truths = rng.uniform(truth_low, truth_high, size=(r, n))
     var = rng.exponential(1.0 / lam1, size=(r, s))
     claims = truths[:, None, :] + np.sqrt(var)[:, :, None] * rng.standard_normal((r, s, n))

@@ -23,6 +23,7 @@ from ._weights import global_only_weights, uniform_weights
 
 __all__ = [
     "Params",
+    "check_ms",
     "Fitted",
     "SYNTH_METHODS",
     "fit_weights",
@@ -89,7 +90,13 @@ class Params:
         validate_test_params(self.k, self.gamma, self.eps0, self.m)
         t = check_int_at_least("t", self.t, 1)
         if t >= self.k:
-            raise ValueError(f"t must satisfy 1 <= t < k={self.k}, got {self.t!r}")
+            raise ParameterError("t", self.t, f"t must satisfy 1 <= t < k={self.k} (Theorem 2), "
+                                 f"got {self.t!r}")
+        qs = tuple(self.hampel_quantiles)
+        if len(qs) != 3 or not all(isinstance(q, (int, float)) for q in qs) or not (
+                0 < qs[0] < qs[1] < qs[2] <= 1):
+            raise ParameterError("hampel_quantiles", list(qs), "hampel_quantiles must be 3 "
+                                 f"increasing numbers in (0, 1], got {list(qs)}")
         if self.bandwidth not in BANDWIDTH_RULES:
             raise ValueError(f"bandwidth must be one of {BANDWIDTH_RULES}, got {self.bandwidth!r}")
         check_positive("h_min", self.h_min)
@@ -107,9 +114,9 @@ class Params:
 
     @classmethod
     def from_mapping(cls, mapping):
-        """Build from a config mapping, ignoring keys that are not parameters."""
-        names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in dict(mapping).items() if k in names}
+        """Build from a config mapping, ignoring keys that are not parameters (only the
+        parameters are read: a job's params hold the keys it reads, priscrowd.JOB_KEYS)."""
+        kw = {f.name: mapping[f.name] for f in fields(cls) if f.name in mapping}
         if "hampel_quantiles" in kw:
             kw["hampel_quantiles"] = tuple(kw["hampel_quantiles"])
         if "basic_epsilons" in kw:
@@ -117,7 +124,7 @@ class Params:
         return cls(**kw)
 
 
-def _check_ms(name: str, ms, m: int) -> np.ndarray:
+def check_ms(name: str, ms, m: int) -> np.ndarray:
     """A list of release sizes m' in [1, m] (Fig. 4's and Fig. 5's sweeps)."""
     ms = [check_int_at_least(name, v, 1) for v in ms]
     if not ms:
@@ -561,7 +568,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
         rep, m' and privacy_test), ``release`` (per method and rep), ``budget`` (per method and
         object), ``fig3_curves``, ``fig3_claims``, ``info``.
     """
-    ms = _check_ms("fig4.m", fig4_m, params.m)  # before any work: a bad sweep fails at once
+    ms = check_ms("fig4.m", fig4_m, params.m)  # before any work: a bad sweep fails at once
     rng_release, _ = rng.spawn(2)  # the second stream was Fig. 3's; its cases need no seed now
     step = progress or (lambda label: None)
     fitted = fit_claims_table(claims, params)
@@ -646,7 +653,7 @@ def time_phase2(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, ms
         m, privacy_test, calls, seconds (median), min_seconds, max_seconds.
     """
     calls = check_int_at_least("fig5.timing_calls", calls, MIN_TIMING_CALLS)
-    ms = _check_ms("fig5.m", ms, max(max(ms), 1))
+    ms = check_ms("fig5.m", ms, max(max(ms), 1))
     fitted = fit_claims_table(claims, params)
     t = truth.drop_duplicates("task").set_index("task")["truth"]
     has = np.isfinite(t.reindex(fitted.objects).to_numpy(float))

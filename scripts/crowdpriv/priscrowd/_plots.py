@@ -73,17 +73,18 @@ def plot_table1(summary: pd.DataFrame, paths):
                         color=_colour(meth), capsize=2, label=f"{meth} (ours)")
             ax.plot(x, dm["paper"], linestyle="none", marker=_MARKERS.get(meth, "o"),
                     markerfacecolor="none", markeredgecolor="k", markersize=7,
-                    label="paper (hollow black, same marker)" if j == 0 else "_nolegend_",
+                    label="paper, as printed (hollow black)" if j == 0 else "_nolegend_",
                     gid=None if j == 0 else "reference")
         ax.set_xticks(np.arange(len(datasets)), [dataset_label(g) for g in datasets])
         ax.grid(axis="x", visible=False)
         ax.set_yscale("log")
         ax.set_ylabel(f"{measure} per object")
-        ax.set_title(f"({letter}) {measure} per object (ours: mean ± 1 sd over R)", fontsize=9)
+        ax.set_title(f"({letter}) {measure} per object", fontsize=9)
     _figure_legend(fig, axes, loc="outside right center")
     R = int(summary["R"].max())
-    fig.suptitle(f"PrisCrowd Table 1: accuracy per object on "
-                 f"{', '.join(dataset_label(d) for d in datasets)} (R = {R})", fontsize=10)
+    fig.suptitle(f"PrisCrowd Table 1 per object on {', '.join(dataset_label(d) for d in datasets)}"
+                 f"\nours: sum over the objects with truth / their number (mean ± 1 sd over "
+                 f"R = {R}); paper: its printed values, read as per object", fontsize=10)
     _save(fig, paths)  # also closes the figure
 
 

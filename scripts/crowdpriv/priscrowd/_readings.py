@@ -12,29 +12,68 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ..jobs import select
 from ..readings import Reading, affected_tables, as_written, derivable
 from ..seeds import derive_rng
 from ..tables import read_claims, read_truth
-from ._experiments import Params, run_real_dataset, run_simulated, usable_claims
+from ._experiments import (Params, drop_single_claim_objects, run_real_dataset, run_simulated,
+                           time_phase2, usable_claims)
 from ._report import fig3_case_ise
 
-__all__ = ["TABLE_KEYS", "DERIVED_KEYS", "derive_tables", "dataset_run", "simulated_run",
-           "rerun_tables"]
+__all__ = ["JOB_KEYS", "TABLE_KEYS", "DERIVED_KEYS", "job_params", "claims_thresholds",
+           "derive_tables", "dataset_run", "simulated_run", "timing_run", "rerun_tables"]
 
-_ALGORITHM = ["units", "bandwidth", "mad_min", "h_min", "hampel_quantiles", "hampel_update", "max_iter",
-              "tol", "m", "k", "gamma", "eps0", "batch_size", "max_candidates", "repetitions",
-              "basic_epsilons", "sise", "basic_sensitivity", "uniform_test"]
-_RUN = [*_ALGORITHM, "t", "delta_exponent", "fig3", "fig4", "datasets"]
-#: The config keys (relative to ``priscrowd``) each table of the claims reads.
+#: The keys of :class:`Params` by what reads them: phase 1 (weights), phase 2 (Alg. 1), the
+#: scores and baselines, Theorem 2's budget. Together they are every field of Params (a test
+#: checks it: Params.from_mapping would silently take a default for a key left out).
+_FIT = ("units", "bandwidth", "mad_min", "h_min", "hampel_quantiles", "hampel_update",
+        "max_iter", "tol")
+_RELEASE = ("m", "k", "gamma", "eps0", "batch_size", "max_candidates", "uniform_test")
+_SCORE = ("repetitions", "basic_epsilons", "sise", "basic_sensitivity")
+_BUDGET = ("t", "delta_exponent")
+#: The config keys (relative to ``priscrowd``) each job reads: the one owner of what a job's
+#: params hold (:func:`job_params`) and of what each table of the claims reads
+#: (:data:`TABLE_KEYS`). ``run``: one dataset (Table 1, Figs. 3-5 work, release, Theorem 2);
+#: ``simulated``: one p of Table 2; ``timing``: Fig. 5's wall clock on one dataset.
+JOB_KEYS = {
+    "run": (*_FIT, *_RELEASE, *_SCORE, *_BUDGET, "fig3", "fig4"),
+    "simulated": (*_FIT, *_RELEASE, *_SCORE, "table2"),
+    "timing": (*_FIT, *_RELEASE, "fig5"),
+    # the privacy audit's PrisCrowd cases (crowdpriv.audits.priscrowd_cases)
+    "audit": (*_FIT, *_RELEASE, *_BUDGET, "basic_epsilons", "basic_sensitivity"),
+}
+#: Keys a job's block leaves out: the list of points the rule makes one job each of (adding a
+#: point runs only the new job).
+_JOB_OMIT = {"simulated": ("table2.p",)}
+#: The config keys (relative to ``priscrowd``) each table of the claims reads: the jobs that
+#: make it, plus the list of datasets or points it gathers.
+_RUN = [*JOB_KEYS["run"], "datasets"]
 TABLE_KEYS = {
     "table1": _RUN,
     "fig4": _RUN,
-    "fig5": [*_RUN, "fig5"],
+    "fig5": [*_RUN, "fig5.m"],
     "fig3_ise": _RUN,
     "fig3_claims": _RUN,
     "budget": _RUN,
-    "table2": [*_ALGORITHM, "table2"],
+    "table2": list(JOB_KEYS["simulated"]),
 }
+
+
+def job_params(block: Mapping, job: str) -> dict:
+    """``params.config`` of a PrisCrowd job (:data:`JOB_KEYS`): the values it reads from the
+    ``priscrowd`` block, in the config's shape (:func:`crowdpriv.jobs.select`)."""
+    return {"priscrowd": select(block, JOB_KEYS[job], omit=_JOB_OMIT.get(job, ()))}
+
+
+#: Settings of the paper's block its claims read besides the ``claims`` thresholds: App. D's
+#: SISE definition (the Table 1 and 2 consistency checks test what it implies).
+CLAIMS_SETTINGS = ("sise",)
+
+
+def claims_thresholds(block: Mapping) -> dict:
+    """What the paper's claims read from its config block: the ``claims`` thresholds and
+    :data:`CLAIMS_SETTINGS` (the readings job evaluates the claims with each reading's own)."""
+    return {**block["claims"], **{key: block[key] for key in CLAIMS_SETTINGS}}
 
 
 #: Config keys whose every value the default run computes as extra columns
@@ -95,6 +134,19 @@ def simulated_run(block: Mapping, p: float, *, seed: int, methods=None) -> dict:
     for key in ("table", "release"):
         out[key].insert(0, "p", float(p))
     return out
+
+
+def timing_run(block: Mapping, dataset: str, claims_path, truth_path, *, seed: int
+               ) -> pd.DataFrame:
+    """Fig. 5's wall-clock times of phase 2 on one dataset (``time_phase2``) from the config
+    block; the table has a leading ``dataset`` column."""
+    claims, _ = drop_single_claim_objects(read_claims(claims_path))
+    fig5 = block["fig5"]
+    table = time_phase2(claims, read_truth(truth_path), Params.from_mapping(block),
+                        ms=fig5["m"], calls=fig5["timing_calls"],
+                        rng=derive_rng(int(seed), "priscrowd", "runtime", dataset))
+    table.insert(0, "dataset", dataset)
+    return table
 
 
 def rerun_tables(reading: Reading, block: Mapping, *, seed: int,

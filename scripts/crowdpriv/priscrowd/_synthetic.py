@@ -4,9 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._checks import check_in_interval, check_int_at_least, check_positive
+from .._checks import ParameterError, check_in_interval, check_int_at_least, check_positive
 
-__all__ = ["simulate_claims"]
+__all__ = ["check_simulation", "simulate_claims"]
+
+
+def check_simulation(*, n_users, n_objects, p, sigma, low, high):
+    """The settings :func:`simulate_claims` accepts (config ``priscrowd.table2``: workers,
+    tasks, p, sigma, low, high); returns them as numbers."""
+    n_users = check_int_at_least("n_users", n_users, 2)
+    n_objects = check_int_at_least("n_objects", n_objects, 1)
+    p = check_in_interval("p", p, 0.0, 1.0, closed_high=True)
+    sigma = check_positive("sigma", sigma)
+    if not high > low:
+        raise ParameterError("high", high, f"high must exceed low={low!r} (unreliable users "
+                             f"claim U(low, high)), got {high!r}")
+    return n_users, n_objects, p, sigma
 
 
 def simulate_claims(
@@ -32,12 +45,8 @@ def simulate_claims(
     values : ndarray (n_objects, n_users)
     unreliable : ndarray (n_users,) bool
     """
-    n_users = check_int_at_least("n_users", n_users, 2)
-    n_objects = check_int_at_least("n_objects", n_objects, 1)
-    p = check_in_interval("p", p, 0.0, 1.0, closed_high=True)
-    sigma = check_positive("sigma", sigma)
-    if not high > low:
-        raise ValueError(f"high must exceed low={low!r}, got {high!r}")
+    n_users, n_objects, p, sigma = check_simulation(n_users=n_users, n_objects=n_objects, p=p,
+                                                     sigma=sigma, low=low, high=high)
     n_bad = int(round(n_users * p))
     unreliable = np.zeros(n_users, dtype=bool)
     unreliable[rng.permutation(n_users)[:n_bad]] = True
