@@ -21,6 +21,7 @@ include: "workflow/rules/pptd.smk"
 include: "workflow/rules/priscrowd.smk"
 include: "workflow/rules/readings.smk"
 include: "workflow/rules/privacy_audit.smk"
+include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/release.smk"
 include: "workflow/rules/summary.smk"
 
@@ -32,6 +33,7 @@ rule all:
         rules.ldp_sparse.input,
         rules.pptd.input,
         rules.priscrowd.input,
+        rules.benchmark.input if BENCH_ENABLED else [],
         [f for p in PAPERS.values() for f in p["privacy_claims"]],
         [f for p in PAPERS.values() for f in p["releases"]],
         rules.summary.output,

@@ -14,7 +14,7 @@ It reads the three datasets of Zheng, Li, Li, Shan, Cheng, "Truth Inference in C
 Is the Problem Solved?", PVLDB 10(5), 2017 from the data mirror
 (``../shared/datasets/truth_inference_benchmark``, see its SOURCE.md), runs crowd-kit's
 categorical aggregators with their default parameters on ``product`` (binary) and ``dog``
-(4 labels), and writes into ``tests/fixtures/crowdkit/``:
+(4 labels), and writes into ``benchmarks/crowdkit/``:
 
 * ``<dataset>_labels.csv``: ``task`` (the id as in the answer file) and one column per method
   with crowd-kit's label; ``mv_tie`` is 1 where the majority vote had a tie (crowd-kit then
@@ -51,7 +51,7 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 MIRROR = ROOT.parent / "shared" / "datasets" / "truth_inference_benchmark"
-OUT = ROOT / "tests" / "fixtures" / "crowdkit"
+OUT = ROOT / "benchmarks" / "crowdkit"
 
 #: crowd-kit's own table (Ustalov, Pavlichenko, Tseitlin, JOSS 9(96):6227, 2024), D_Product.
 PUBLISHED_PRODUCT = {"MajorityVote": 0.897, "Wawa": 0.897, "DawidSkene": 0.940,

@@ -1,5 +1,5 @@
 """Categorical truth inference (crowdpriv.categorical) against crowd-kit's outputs on the truth-
-inference benchmark (tests/fixtures/crowdkit, written by benchmarks/crowdkit_reference.py in a
+inference benchmark (benchmarks/crowdkit, written by benchmarks/crowdkit_reference.py in a
 throwaway venv; crowd-kit itself is never imported here), plus invariants.
 
 Every check has a case where it holds and a case where it fails."""
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from crowdpriv import categorical as cat
 from crowdpriv.truth import sun
 
-FIXTURES = Path(__file__).parent / "fixtures" / "crowdkit"
+FIXTURES = Path(__file__).resolve().parents[1] / "benchmarks" / "crowdkit"
 #: crowd-kit's own published accuracies on D_Product (JOSS 9(96):6227, 2024).
 JOSS_PRODUCT = {"MajorityVote": 0.897, "DawidSkene": 0.940}
 #: Largest allowed accuracy gap to crowd-kit with our own stopping rule (0.5 points).

@@ -291,7 +291,9 @@ def _normalise_columns(theta):
 
 class _EM:
     """The data side of every Dawid-Skene variant: observation index worker·S + symbol, the
-    task of each observation, and the two bincount passes (E-step, expected counts)."""
+    task of each observation, and the two passes over the observations per EM iteration (the
+    E-step's sum per task, the expected counts per worker and symbol), each one sparse
+    matrix product with the tasks x (worker, symbol) incidence matrix built once."""
 
     def __init__(self, t, w, y, n_tasks, n_workers, n_symbols, n_labels, stopping="task",
                  implicit_null=False):
@@ -304,6 +306,11 @@ class _EM:
         self.cell = w * n_symbols + y
         self.counts = np.bincount(self.cell, minlength=n_workers * n_symbols).reshape(
             n_workers, n_symbols)
+        from scipy import sparse
+
+        self.by_task = sparse.csr_matrix((np.ones(t.size), (t, self.cell)),
+                                         shape=(n_tasks, n_workers * n_symbols))
+        self.by_cell = self.by_task.T.tocsr()
         # implicit NULL: every (worker, task) cell not listed shows the last symbol; nothing
         # per NULL cell is stored or visited (a dense release is mostly NULL outputs)
         self.null = n_symbols - 1 if implicit_null else None
@@ -336,8 +343,7 @@ class _EM:
     def expected_counts(self, post):
         """N[w, o, c] = Σ over w's observations of symbol o of P(z_task = c); for implicit
         NULL cells, Σ_j T_jc over all tasks less the listed ones."""
-        n = _per_label_bincount(self.cell, post[self.t], self.m * self.s).reshape(
-            self.m, self.s, self.k)
+        n = np.asarray(self.by_cell @ post).reshape(self.m, self.s, self.k)
         if self.null is not None:
             n[:, self.null, :] = post.sum(axis=0) - n.sum(axis=1)
         return n
@@ -386,13 +392,12 @@ class _EM:
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
         if self.null is None:
-            score = _per_label_bincount(self.t, log_obs.reshape(-1, self.k)[self.cell],
-                                        self.n_tasks)
+            score = np.asarray(self.by_task @ log_obs.reshape(-1, self.k))
         else:  # Σ_w log P(NULL | c) on every task, corrected where w's cell is listed
             has_null = self.counts[:, self.null] > 0
             log_null = np.where(has_null[:, None], log_obs[:, self.null, :], 0.0)
-            listed = (log_obs - log_null[:, None, :]).reshape(-1, self.k)[self.cell]
-            score = _per_label_bincount(self.t, listed, self.n_tasks)
+            listed = (log_obs - log_null[:, None, :]).reshape(-1, self.k)
+            score = np.asarray(self.by_task @ listed)
             score += log_null.sum(axis=0)
         score += log_prior
         score -= score.max(axis=1, keepdims=True)
