@@ -74,10 +74,119 @@ def privacy_test_counts(y, seed, z, mask, h, gamma):
     -------
     ndarray (G, B) int
         ``k'`` (the seed itself included).
+
+    Notes
+    -----
+    The same counts as comparing :func:`privacy_levels` of every (candidate, record) pair
+    with the seed's, without computing them: a band is an interval of the distance
+    ``|y − z|`` whose ends are found once per bandwidth (:class:`_Bands`).
     """
-    lev = privacy_levels(y[:, :, None], z[:, None, :], h[:, None, None], gamma)  # (G, B, n)
-    own = np.take_along_axis(lev, seed[:, :, None], axis=2)
-    return ((lev == own) & mask[:, None, :]).sum(axis=2)
+    h = np.asarray(h, dtype=float)
+    unique_h, row = np.unique(h, return_inverse=True)
+    bands = _Bands(unique_h, gamma)
+    z = np.where(np.asarray(mask, dtype=bool), np.asarray(z, dtype=float), np.nan)
+    return bands.counts(np.asarray(y, dtype=float), np.asarray(seed), z, row.reshape(h.shape))
+
+
+#: Own bands tabulated per bandwidth: a candidate y ~ N(z_seed, h²) has its seed's band within
+#: the table unless |y − z_seed| > _TABLE_SIGMAS h (probability 2e-19; computed then).
+_TABLE_SIGMAS = 9.0
+#: Elements of the (rows, B, n) distance array per step of the count (fits the L2 cache).
+_COUNT_CHUNK = 1 << 16
+
+
+def _float_bits(x):
+    return np.asarray(x, dtype=np.float64).view(np.int64)
+
+
+def _band_edges(level, h, gamma):
+    """Smallest float64 ``d >= 0`` with ``privacy_levels(d, 0, h, gamma) >= level`` (elementwise).
+
+    :func:`privacy_levels` is a non-decreasing function of the float ``|y − z|`` (every step of
+    its float computation is a correctly rounded monotone operation), so the pairs whose band
+    is ``a`` are exactly those with ``band_edges(a) <= |y − z| < band_edges(a + 1)``. Found
+    exactly, by bisection over the bit patterns of non-negative floats (ordered as integers),
+    from a bracket around the closed form ``h sqrt(2 (a log gamma − log(h sqrt(2 pi))))``.
+    """
+    level, h = np.broadcast_arrays(np.asarray(level, dtype=float), np.asarray(h, dtype=float))
+
+    def reaches(bits):
+        return privacy_levels(bits.view(np.float64), 0.0, h, gamma) >= level
+
+    with np.errstate(invalid="ignore", over="ignore"):
+        guess = h * np.sqrt(np.maximum(2.0 * (level * np.log(gamma) - np.log(h) - _LOG_SQRT_2PI),
+                                       0.0))
+    # bracket (lo, hi]: lo does not reach the level, hi does; widened where the guess misses
+    lo = _float_bits(guess * (1.0 - 1e-9)) - 1
+    hi = _float_bits(guess * (1.0 + 1e-9)) + 1
+    lo = np.where((lo >= 0) & ~reaches(np.maximum(lo, 0)), lo, -1)
+    hi = np.where(reaches(hi), hi, _float_bits(np.inf))
+    while True:
+        open_ = hi - lo > 1
+        if not open_.any():
+            break
+        mid = lo + (hi - lo) // 2
+        ok = reaches(np.maximum(mid, 0))
+        hi = np.where(open_ & ok, mid, hi)
+        lo = np.where(open_ & ~ok, mid, lo)
+    return hi.view(np.float64)
+
+
+class _Bands:
+    """The privacy test's band edges (:func:`_band_edges`) for a few bandwidths, tabulated for
+    the bands a candidate drawn from its seed's kernel can have, so that ``k'`` is counted by
+    comparing distances with two numbers per candidate."""
+
+    def __init__(self, h, gamma):
+        self.h = np.asarray(h, dtype=float)
+        self.gamma = gamma
+        self.first = privacy_levels(0.0, 0.0, self.h, gamma)  # the band of distance 0
+        span = int(np.ceil(0.5 * _TABLE_SIGMAS**2 / np.log(gamma))) + 2
+        levels = self.first[:, None] + np.arange(span + 1)
+        self.table = _band_edges(levels, self.h[:, None], gamma)  # (len(h), span + 1)
+
+    def counts(self, y, seed, z, row):
+        """``k'`` for candidates ``y`` (R, B) with seeds ``seed`` (R, B) on the records ``z``
+        (R, n; NaN where masked) of rows whose bandwidth is ``self.h[row]``."""
+        d_seed = np.abs(y - np.take_along_axis(z, seed, axis=1))
+        own = privacy_levels(d_seed, 0.0, self.h[row][:, None], self.gamma)
+        k = (own - self.first[row][:, None]).astype(np.int64)
+        last = self.table.shape[1] - 1
+        inside = k < last
+        r = np.broadcast_to(row[:, None], k.shape)
+        lo = self.table[r, np.minimum(k, last)]
+        hi = self.table[r, np.minimum(k + 1, last)]
+        if not inside.all():  # a candidate beyond the table: its edges computed here
+            hr = np.broadcast_to(self.h[row][:, None], k.shape)[~inside]
+            lo[~inside] = _band_edges(own[~inside], hr, self.gamma)
+            hi[~inside] = _band_edges(own[~inside] + 1, hr, self.gamma)
+        out = np.empty(y.shape, dtype=np.intp)
+        step = max(1, _COUNT_CHUNK // max(1, y.shape[1] * z.shape[1]))
+        for a in range(0, y.shape[0], step):
+            b = slice(a, a + step)
+            d = np.subtract(y[b, :, None], z[b, None, :])
+            np.abs(d, out=d)
+            within = d >= lo[b, :, None]
+            within &= d < hi[b, :, None]
+            out[b] = np.count_nonzero(within, axis=2)
+        return out
+
+
+def _draw_seeds(u, cdf, o, sorted_cdf):
+    """Seed indices for uniforms ``u`` (R, B) of rows of objects ``o`` (R,) with seed CDFs
+    ``cdf`` (G, n): the number of CDF values below each uniform, capped at n − 1 (Alg. 1
+    step 3). By binary search per object when every CDF row is non-decreasing (then the same
+    count as comparing with every value) and the objects are few for the rows (a search costs
+    ~15 µs of call overhead per object), else by comparing with every value."""
+    n = cdf.shape[1]
+    if not sorted_cdf or min(len(cdf), len(o)) * 15_000 > u.size * n:
+        return np.count_nonzero(u[:, :, None] > cdf[o][:, None, :], axis=2).clip(max=n - 1)
+    out = np.empty(u.shape, dtype=np.intp)
+    order = np.argsort(o, kind="stable")
+    objects, starts = np.unique(o[order], return_index=True)
+    for g, rows in zip(objects, np.split(order, starts[1:])):
+        out[rows] = np.searchsorted(cdf[g], u[rows], side="left")
+    return out.clip(max=n - 1)
 
 
 def pass_probability(k_prime, k, eps0):
@@ -192,6 +301,9 @@ def synthesize(
         )
     chunk = max(1, _CHUNK // (batch_size * n))
     cols = np.arange(batch_size)
+    bands = _Bands(h, gamma)
+    z_test = np.where(mask, z, np.nan)  # a masked record is in no band
+    sorted_cdf = bool(np.all(np.diff(cdf, axis=1) >= 0))  # False if a weight is NaN or < 0
     while True:
         active = np.flatnonzero((n_rel < m) & (n_cand < max_candidates))
         if active.size == 0:
@@ -200,10 +312,10 @@ def synthesize(
             rr = active[lo : lo + chunk]
             o = obj[rr]
             u = rng.random((rr.size, batch_size))
-            seed = (u[:, :, None] > cdf[o][:, None, :]).sum(axis=2).clip(max=n - 1)
+            seed = _draw_seeds(u, cdf, o, sorted_cdf)
             centre = np.take_along_axis(z[o], seed, axis=1)
             y = centre + h[o][:, None] * rng.standard_normal((rr.size, batch_size))
-            kp = privacy_test_counts(y, seed, z[o], mask[o], h[o], gamma)
+            kp = bands.counts(y, seed, z_test[o], o)
             noise = rng.laplace(0.0, 1.0 / eps0, size=(rr.size, batch_size))
             within_cap = n_cand[rr][:, None] + cols[None, :] < max_candidates
             passed = (kp >= k + noise) & within_cap
