@@ -311,6 +311,12 @@ class DenseAnswers:
     ``qᵀ[a − c | mask]`` gives the weighted sums and weights per task; the per-worker losses
     are Σ_j (a_ij − c_j)²/s_j, kept per scale s, plus ``[a − c | mask] [x; y]``), and the
     centring keeps the expansion of the squared losses exact on data far from 0.
+
+    Only float64 blocks are centred (c = 0 in float32, the block is then the answers
+    themselves, with no copy for a finite float32 matrix): float32 is LDP-sparse's choice for
+    labels and labels plus noise, whose offset is a few labels; and where centring would matter
+    (answers far from 0 with a small spread) float32 cannot hold the spread in the first place
+    (answers around 1e6 are held to 0.06), and its BLAS sums accumulate in float32 anyway.
     """
 
     def __init__(self, matrix, *, dtype=np.float64, mask=None, finite=None):
@@ -330,7 +336,7 @@ class DenseAnswers:
             mask = ~np.isnan(a) if mask is None else np.asarray(mask, dtype=bool)
             if mask.all():
                 mask = None
-        self._fill(a, mask, dtype, centre=True, sums=sums if mask is None else None)
+        self._fill(a, mask, dtype, centre=_centred(dtype), sums=sums if mask is None else None)
         if not (finite and self.dense) and not _all_finite(self.block):  # NULLs are 0 here
             raise ValueError("answers must be finite or NaN (NULL); found an infinite value")
 
@@ -348,7 +354,7 @@ class DenseAnswers:
                              f"{c.shape}")
         mask = c != null_code if mask is None else np.asarray(mask, dtype=bool)
         self = cls.__new__(cls)
-        self._fill(c, None if mask.all() else mask, dtype, centre=True)
+        self._fill(c, None if mask.all() else mask, dtype, centre=_centred(dtype))
         return self
 
     def _fill(self, a, mask, dtype, *, centre: bool, sums=None) -> None:
@@ -364,7 +370,7 @@ class DenseAnswers:
             self._worker_counts = np.full(self.n_workers, float(n))
             if not centre:
                 center = np.zeros((g, n), dtype=dtype)
-                self.block = a.astype(dtype)
+                self.block = a.astype(dtype, copy=False)  # read only, never written
             else:
                 sums = _column_sums(a) if sums is None else sums
                 if not np.isfinite(sums).all():  # overflow of a float32 sum (or ±inf)
@@ -381,8 +387,9 @@ class DenseAnswers:
             else:  # NaN times 0 is NaN: copy, then clear the NULL cells
                 np.copyto(values, a, casting="unsafe")
                 np.copyto(values, 0, where=~mask)
-            both = (ones @ self.block)[:, 0, :].astype(np.float64)
-            counts = both[:, n:]  # exact: integers below 2**24
+            # counts: exact, integers below 2**24; the values' sums only when centring
+            both = (ones @ (self.block if centre else pattern))[:, 0, :].astype(np.float64)
+            counts = both[:, -n:]
             self._worker_counts = (pattern @ np.ones((n, 1), dtype=dtype))[..., 0].astype(
                 np.float64).ravel()
             if centre:
@@ -400,7 +407,7 @@ class DenseAnswers:
     def _from_finite(cls, a, sums, dtype) -> "DenseAnswers":
         """A (groups, m, n) block known to be finite, with its column sums."""
         self = cls.__new__(cls)
-        self._fill(a, None, dtype, centre=True, sums=sums)
+        self._fill(a, None, dtype, centre=_centred(dtype), sums=sums)
         return self
 
     @property
@@ -485,6 +492,11 @@ class DenseAnswers:
     def task_medians(self):
         with np.errstate(invalid="ignore"):
             return np.nanmedian(self._answers(), axis=-2).ravel()
+
+
+def _centred(dtype) -> bool:
+    """Whether a :class:`DenseAnswers` block in ``dtype`` is centred on its task means."""
+    return np.dtype(dtype).itemsize >= 8
 
 
 def _column_sums(a) -> np.ndarray:
