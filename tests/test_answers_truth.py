@@ -268,7 +268,8 @@ class _PerAnswerSums:
 
     def __init__(self, answers):
         self.a = answers
-        self.groups, self.n_tasks, self.n_workers = answers.groups, answers.n_tasks, answers.n_workers
+        self.groups, self.n_tasks = answers.groups, answers.n_tasks
+        self.n_workers = answers.n_workers
         self.task_counts, self.worker_counts = answers.task_counts, answers.worker_counts
 
     def task_sums(self, w):

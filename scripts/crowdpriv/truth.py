@@ -7,8 +7,9 @@ the answers only through the source's reductions (per-task weighted sums, per-wo
 counts, moments, medians), so every iteration is two compiled passes over the answers (a sparse
 matrix-vector product each in long format, a matrix product each over the dense block; about
 2 ``np.bincount`` passes' worth of CPU at 1M answers, ``benchmarks/inference.py``), and any
-mechanism pairs with any estimator. Stacked problems (``groups``) are solved together, each iterating until its own
-convergence test holds and then frozen: a result never depends on what it was stacked with.
+mechanism pairs with any estimator. Stacked problems (``groups``) are solved together, each
+iterating until its own convergence test holds and then frozen: a result never depends on what
+it was stacked with.
 """
 
 from __future__ import annotations
