@@ -57,7 +57,8 @@ mutation: setup  ## mutation score of the claims code and the mechanisms (not pa
 # KDEm checkout for the PrisCrowd phase-1 comparison (github.com/MengtingWan/KDEm); optional
 KDEM ?=
 
-benchmarks: setup  ## speed and memory side by side (not tests): results/benchmarks/scale/
+benchmarks: setup  ## CPU per job of the last run, then speed and memory side by side (not tests)
+	-$(BIN)/python benchmarks/reproduction_cpu.py results
 	$(BIN)/python benchmarks/inference.py
 	$(BIN)/python benchmarks/ldp_scale.py
 	$(if $(KDEM),$(BIN)/python benchmarks/priscrowd_phase1.py --kdem-repo $(KDEM),@echo "KDEM=<KDEm checkout> to compare PrisCrowd phase 1 with KDEm (needs data/processed/population)")

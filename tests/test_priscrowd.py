@@ -485,3 +485,87 @@ def test_case_studies_follow_the_documented_rule():
         from crowdpriv.priscrowd._experiments import _fig3_tables
 
         _fig3_tables(fitted, ref, None, quantiles=[1.5], min_claims=3, min_distinct=3, grid=20)
+
+
+# --- the privacy test counted from band edges: the counts (and draws) of the level comparison
+
+
+def _counts_by_levels(y, seed, z, mask, h, gamma):
+    """k' as Alg. 1 step 3 reads (crowdpriv eff617d): every pair's band against the seed's."""
+    lev = privacy_levels(y[:, :, None], z[:, None, :], h[:, None, None], gamma)
+    own = np.take_along_axis(lev, seed[:, :, None], axis=2)
+    return ((lev == own) & mask[:, None, :]).sum(axis=2)
+
+
+@pytest.mark.parametrize("gamma", [1.05, 2.0, 4.0, 10.0])
+def test_band_edges_are_exact_on_the_float_grid(gamma):
+    from crowdpriv.mechanisms.priscrowd import _band_edges
+
+    rng = np.random.default_rng(int(gamma * 100))
+    h = np.exp(rng.uniform(-12, 4, 400))
+    level = privacy_levels(0.0, 0.0, h, gamma) + rng.integers(0, 60, 400)
+    e = _band_edges(level, h, gamma)
+    assert np.all(privacy_levels(e, 0.0, h, gamma) >= level)
+    below = np.nextafter(e, 0.0)
+    assert np.all((e == 0) | (privacy_levels(below, 0.0, h, gamma) < level))
+
+
+@pytest.mark.parametrize("gamma", [1.05, 4.0, 10.0])
+def test_privacy_test_counts_equal_the_level_comparison(gamma):
+    """Random objects and candidates, candidates on the band edges to the last bit (where a
+    rounding would show), far candidates beyond the tabulated bands, padding."""
+    from crowdpriv.mechanisms.priscrowd import _band_edges
+
+    rng = np.random.default_rng(3)
+    G, B, n = 300, 12, 15
+    z = np.round(rng.normal(size=(G, n)), rng.integers(1, 4))  # ties too
+    mask = rng.random((G, n)) < 0.8
+    mask[:, 0] = True
+    h = np.exp(rng.uniform(-4, 1, G))
+    seed = (rng.random((G, B, n)) * mask[:, None, :]).argmax(axis=2)  # a record of the object
+    y = np.take_along_axis(z, seed, 1) + h[:, None] * rng.standard_normal((G, B))
+    # candidates at an edge away from another record: |y − z_s| = edge, and one ulp either side
+    s = rng.integers(0, n, (G, B))
+    zs = np.take_along_axis(z, s, 1)
+    level = privacy_levels(0.0, 0.0, h, gamma)[:, None] + rng.integers(1, 8, (G, B))
+    edge = _band_edges(level, np.broadcast_to(h[:, None], (G, B)), gamma)
+    pick = rng.integers(0, 4, (G, B))
+    on_edge = np.choose(pick, [zs + edge, zs - edge, np.nextafter(zs + edge, -np.inf),
+                               np.nextafter(zs - edge, np.inf)])
+    y = np.where(rng.random((G, B)) < 0.5, on_edge, y)
+    y[:5, :3] += 40 * h[:5, None]  # far beyond the table of own bands
+    got = privacy_test_counts(y, seed, z, mask, h, gamma)
+    np.testing.assert_array_equal(got, _counts_by_levels(y, seed, z, mask, h, gamma))
+    assert (got != _counts_by_levels(y, seed, z, mask, h, gamma * 1.01)).any()  # can differ
+
+
+@pytest.mark.parametrize("reps", [2, 300])
+def test_synthesize_is_byte_identical_to_the_level_comparison(monkeypatch, reps):
+    """Alg. 1 with the counts and seeds of the per-pair comparisons gives the same release,
+    bit for bit, from the same generator (the draws are untouched)."""
+    from crowdpriv.mechanisms import priscrowd as _release
+
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=(6, 14))
+    mask = rng.random(z.shape) < 0.85
+    z[~mask] = 0.0
+    h = rng.uniform(0.2, 0.6, 6)
+    w = np.where(mask, rng.uniform(0.5, 2, z.shape), 0.0)
+    args = dict(m=8, k=4, reps=reps, batch_size=7, max_candidates=60)
+    fast = synthesize(z, mask, h, w, rng=np.random.default_rng(9), **args)
+
+    def reference_counts(self, y, centre, records, row):
+        h_ = self.h[row]
+        lev = privacy_levels(y[:, :, None], records.T[:, None, :], h_[:, None, None], self.gamma)
+        own = privacy_levels(y, centre, h_[:, None], self.gamma)
+        return (lev == own[:, :, None]).sum(axis=2)  # NaN records (masked) are in no band
+
+    def reference_seeds(u, cdf, o):
+        return (u[:, :, None] > cdf[o][:, None, :]).sum(axis=2).clip(max=cdf.shape[1] - 1)
+
+    monkeypatch.setattr(_release._Bands, "counts", reference_counts)
+    monkeypatch.setattr(_release, "_draw_seeds", reference_seeds)
+    slow = synthesize(z, mask, h, w, rng=np.random.default_rng(9), **args)
+    for name in ("released", "n_released", "n_candidates", "n_passed", "tested_at"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        assert a.tobytes() == b.tobytes(), name

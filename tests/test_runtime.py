@@ -96,3 +96,85 @@ def test_keep_freed_memory_applies_on_glibc_and_changes_no_number():
     assert float(big.sum(dtype=np.float64)) == 20_000_000.0
     del big
     np.testing.assert_array_equal(np.random.default_rng(1).standard_normal(10), before)
+
+
+def test_cpu_record_path_mirrors_the_log_under_benchmarks():
+    from crowdpriv.runtime import cpu_record_path
+
+    assert cpu_record_path("results/logs/pptd/fig3.log").as_posix() == (
+        "results/benchmarks/pptd/fig3.cpu.json")
+    # only the last "logs" folder is replaced; a log outside any "logs" folder gets it beside
+    assert cpu_record_path("a/logs/b/logs/c.d.log").as_posix() == "a/logs/b/benchmarks/c.d.cpu.json"
+    assert cpu_record_path("out/job.log").as_posix() == "out/job.cpu.json"
+
+
+_JOB = """
+import sys, subprocess, time
+from types import SimpleNamespace
+sys.path.insert(0, {scripts!r})
+from crowdpriv.runtime import start_job
+job = SimpleNamespace(log=[{log!r}], rule="burn", threads=1, params=SimpleNamespace(),
+                      wildcards={{"p": "1"}}, config={{}})
+{call}
+t0 = time.process_time()
+while time.process_time() - t0 < 0.3:  # burn 0.3 CPU-s in this process
+    pass
+subprocess.run([sys.executable, "-c", "import time; t=time.process_time()\\n"
+                "while time.process_time() - t < 0.2: pass"], check=True)
+{end}
+"""
+
+
+def _run_job(root, tmp_path, call="start_job(job)", end=""):
+    import subprocess
+    import sys
+
+    log = tmp_path / "results/logs/x/job.log"
+    code = _JOB.format(scripts=str(root / "scripts"), log=str(log), call=call, end=end)
+    subprocess.run([sys.executable, "-c", code], check=False, timeout=60)
+    return tmp_path / "results/benchmarks/x/job.cpu.json"
+
+
+def test_every_job_writes_its_cpu_record_at_exit(root, tmp_path):
+    """start_job registers the record: own CPU (>= the 0.3 s burnt) + the waited-for child's
+    (>= 0.2 s), a calibration unit of a plausible size; without start_job no record."""
+    import json
+
+    path = _run_job(root, tmp_path)
+    record = json.loads(path.read_text())
+    assert record["rule"] == "burn" and record["wildcards"] == {"p": "1"}
+    assert record["user_s"] + record["system_s"] >= 0.3
+    assert record["children_user_s"] + record["children_system_s"] >= 0.2
+    assert record["cpu_s"] >= 0.5 and record["failed"] is False
+    assert 1e-5 < record["unit_cpu_s"] < 0.5
+    assert not _run_job(root, tmp_path / "none", call="").exists()
+
+
+def test_a_failed_job_still_records_its_cpu_and_says_so(root, tmp_path):
+    import json
+
+    path = _run_job(root, tmp_path, end="raise RuntimeError('boom')")
+    record = json.loads(path.read_text())
+    assert record["failed"] is True and record["cpu_s"] >= 0.5
+
+
+def test_reproduction_cpu_sums_the_records_into_a_sorted_table(tmp_path, root):
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("reproduction_cpu",
+                                                  root / "benchmarks/reproduction_cpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    base = tmp_path / "results/benchmarks"
+    for name, cpu, unit in (("a/x", 1.0, 0.002), ("b", 4.0, 0.001), ("c/d/y", 0.5, 0.003)):
+        (base / name).parent.mkdir(parents=True, exist_ok=True)
+        (base / f"{name}.cpu.json").write_text(json.dumps(
+            {"rule": name[0], "cpu_s": cpu, "unit_cpu_s": unit, "wall_s": cpu}))
+    (base / "b.tsv").write_text("s\n1\n")  # Snakemake's own record is not read
+    table, unit = module.cpu_table(module.read_records(tmp_path / "results"))
+    assert unit == 0.002 and table["job"].tolist() == ["b", "a/x", "c/d/y"]
+    assert table["units"].tolist() == [2000.0, 500.0, 250.0]
+    assert abs(table["share_pct"].sum() - 100.0) < 1e-9
+    assert module.main([str(tmp_path / "results"), "--csv", "-"]) == 0
+    assert module.main([str(tmp_path / "empty"), "--csv", "-"]) == 1

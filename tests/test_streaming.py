@@ -121,3 +121,21 @@ def test_regenerated_blocks_equal_the_stored_ones(data, method):
     assert sun(redrawn).iterations[0] == sun(stored).iterations[0]
     with pytest.raises(ValueError, match="mode must be"):
         perturb_in_blocks(answers, method, 1.0, mode="lazy", **kw)
+
+
+@pytest.mark.parametrize("method", ["LP", "RR"])
+def test_blocks_reduce_the_same_in_any_number_of_steps(data, method, monkeypatch):
+    """The reductions walk each block a few rows at a time (cache-sized float32 work); the
+    rows per step change the float32 summation order only."""
+    import crowdpriv.streaming as streaming
+
+    answers, _, _ = data
+    out = perturb_in_blocks(answers, method, 1.0, seed=3, domain_size=10, block_workers=70)
+    rng = np.random.default_rng(1)
+    w, t, scale = rng.random(300), rng.normal(size=50), rng.uniform(0.5, 2, 50)
+    whole = out.task_sums(w), out.worker_losses(t, scale)
+    monkeypatch.setattr(streaming, "_STEP_CELLS", 120)  # 2 rows of 50 tasks per step
+    assert len(out._steps(out.blocks[0][2])) == 35
+    stepped = out.task_sums(w), out.worker_losses(t, scale)
+    for got, want in zip((*stepped[0], stepped[1]), (*whole[0], whole[1])):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

@@ -8,8 +8,11 @@ fixed float format makes reruns byte-identical. :class:`Progress` logs long loop
 
 from __future__ import annotations
 
+import atexit
+import json
 import logging
 import os
+import resource
 import sys
 import time
 import traceback
@@ -22,7 +25,12 @@ import pandas as pd
 
 __all__ = [
     "FLOAT_FORMAT",
+    "CALIBRATION_ANSWERS",
     "Progress",
+    "calibration_unit",
+    "cpu_record_path",
+    "job_cpu",
+    "record_job_cpu",
     "config_key_message",
     "keep_freed_memory",
     "column_formatter",
@@ -151,6 +159,8 @@ def start_job(snakemake: Any) -> logging.Logger:
     ``params.raw_pins`` ({path: {sha256, size}}) are re-verified before anything reads them.
     """
     logger = log_to(snakemake.log[0])
+    record_job_cpu(cpu_record_path(snakemake.log[0]), rule=snakemake.rule,
+                   wildcards=dict(getattr(snakemake, "wildcards", {}) or {}))
     logger.info("rule %s, threads %s, BLAS/OpenMP threads %s, freed memory kept: %s",
                 snakemake.rule, getattr(snakemake, "threads", "?"),
                 os.environ.get("OPENBLAS_NUM_THREADS", "unset"), keep_freed_memory())
@@ -160,6 +170,7 @@ def start_job(snakemake: Any) -> logging.Logger:
     keys = key_paths(params.get("config") or {})
 
     def excepthook(kind, err, tb):
+        _CPU_RECORD["failed"] = True
         if _is_input_error(err):
             message = config_key_message(err, keys, params) or str(err)
             print(f"crowdpriv input error in rule {snakemake.rule}: {message}", file=sys.stderr)
@@ -179,6 +190,112 @@ def start_job(snakemake: Any) -> logging.Logger:
             verify_local_copy(path, sha256=pin["sha256"], size=pin.get("size"))
         logger.info("re-verified %d raw file(s) (size + sha256)", len(pins))
     return logger
+
+
+#: Answers in the calibration pass of :func:`calibration_unit`.
+CALIBRATION_ANSWERS = 1_000_000
+
+_CPU_RECORD: dict[str, Any] = {}
+
+
+def calibration_unit(*, repeat: int = 5, answers: int = CALIBRATION_ANSWERS,
+                     n_tasks: int = 1_000) -> float:
+    """CPU seconds of one ``np.bincount`` pass over ``answers`` answers with weights: the unit
+    in which the benchmarks state costs, so that numbers from machines of different speed (or
+    one machine under different load) compare.
+
+    The pass is the one a truth-inference method makes over long-format answers: int32 task
+    indices (scattered uniformly over ``n_tasks`` tasks), float64 weights, ``minlength``. The
+    median of ``repeat`` passes, each timed by ``time.process_time`` (this process's CPU time,
+    not wall-clock time: other processes on the machine do not count).
+    """
+    rng = np.random.default_rng(0)
+    task = rng.integers(0, n_tasks, size=answers, dtype=np.int32)
+    weight = rng.random(answers)
+    times = []
+    for _ in range(max(1, int(repeat))):
+        t0 = time.process_time()
+        np.bincount(task, weights=weight, minlength=n_tasks)
+        times.append(time.process_time() - t0)
+    return float(np.median(times))
+
+
+def job_cpu() -> dict[str, float]:
+    """CPU seconds of this process and of the children it waited for, from
+    ``resource.getrusage`` (the kernel's exact accounting, not sampling), and peak RSS (MiB)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = {"user_s": own.ru_utime, "system_s": own.ru_stime,
+           "children_user_s": kids.ru_utime, "children_system_s": kids.ru_stime}
+    out["cpu_s"] = sum(out.values())
+    out["max_rss_mib"] = own.ru_maxrss / 1024  # Linux reports KiB
+    out["children_max_rss_mib"] = kids.ru_maxrss / 1024
+    return out
+
+
+def cpu_record_path(log_path: str | Path) -> Path:
+    """Where a job's CPU record goes: its log path with the last ``logs`` folder replaced by
+    ``benchmarks`` and the suffix by ``.cpu.json`` (``results/logs/pptd/fig3.log`` ->
+    ``results/benchmarks/pptd/fig3.cpu.json``, beside Snakemake's ``fig3.tsv``); beside the
+    log when its path has no ``logs`` folder."""
+    path = Path(log_path)
+    parts = list(path.parts)
+    if "logs" in parts[:-1]:
+        at = len(parts) - 2 - parts[:-1][::-1].index("logs")
+        parts[at] = "benchmarks"
+        path = Path(*parts)
+    return path.with_name(path.name.rsplit(".", 1)[0] + ".cpu.json")
+
+
+def record_job_cpu(path: str | Path, *, rule: str = "", wildcards: Mapping | None = None,
+                   calibrate: bool = True) -> None:
+    """Write this process's CPU time to ``path`` (JSON) when it exits (``atexit``).
+
+    The record holds :func:`job_cpu` read at exit (so the interpreter's start-up, the imports
+    and the job itself, by the kernel's accounting; Snakemake's own ``cpu_time`` column samples
+    every 30 s and misses short jobs), the wall-clock seconds since the process started,
+    whether the job ended on an uncaught exception, and, measured after the job's numbers are
+    read (so not counted in them), :func:`calibration_unit` on this machine at this moment (about
+    20 ms of CPU), the unit of ``benchmarks/reproduction_cpu.py``'s table. Called by
+    :func:`start_job`, so every adapter gets it; calling it again replaces the target path.
+    """
+    first = not _CPU_RECORD
+    _CPU_RECORD.update(path=str(path), rule=str(rule), wildcards={
+        str(k): str(v) for k, v in (wildcards or {}).items()}, started=time.monotonic(),
+        calibrate=bool(calibrate), failed=False)
+    if first:
+        atexit.register(_write_cpu_record)
+
+
+def _process_age() -> float | None:
+    """Wall-clock seconds since this process started (Linux ``/proc``), else None."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+        return uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _write_cpu_record() -> None:
+    if not _CPU_RECORD:
+        return
+    record = {"rule": _CPU_RECORD["rule"], "wildcards": _CPU_RECORD["wildcards"], **job_cpu(),
+              "wall_s": _process_age() or time.monotonic() - _CPU_RECORD["started"],
+              "failed": _CPU_RECORD["failed"]}
+    if _CPU_RECORD["calibrate"]:
+        record["unit_cpu_s"] = calibration_unit()
+        record["unit"] = (f"one np.bincount pass over {CALIBRATION_ANSWERS:,} answers with "
+                          "weights (CPU s, median of 5)")
+    try:
+        path = Path(_CPU_RECORD["path"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(record, indent=1) + "\n")
+        os.replace(tmp, path)
+    except OSError as err:  # a record must never fail a job
+        print(f"crowdpriv: could not write the CPU record {_CPU_RECORD['path']}: {err}",
+              file=sys.stderr)
 
 
 class Progress:

@@ -107,6 +107,10 @@ rule benchmark_report:
         "results/logs/benchmark/report.log",
     conda:
         CONDA_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
     params:
         config=lambda w: benchmark_core.job_params(config, "report"),
         thresholds=benchmark_core.claims_thresholds(BENCH),

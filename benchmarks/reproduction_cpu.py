@@ -1,0 +1,121 @@
+"""CPU time of a reproduction, job by job, in seconds and in calibration units (issue 28).
+
+Not a test: ``.venv/bin/python benchmarks/reproduction_cpu.py [results]`` after a run. Every
+pipeline job writes its own CPU record at exit (``crowdpriv.runtime.record_job_cpu``, hooked
+into ``start_job``): ``results/benchmarks/<log path>.cpu.json`` with the process's user + system
+CPU seconds and its waited-for children's (``resource.getrusage``: the kernel's accounting, from
+the interpreter's start-up to the exit, imports included), and the calibration unit measured
+in that job right after (one ``np.bincount`` pass over 1M answers with weights, CPU seconds,
+``crowdpriv.runtime.calibration_unit``). Snakemake's own benchmark ``cpu_time`` is not used: it
+samples every 30 s and reports almost nothing for a short job.
+
+Prints the table sorted by CPU (seconds, units = seconds / the run's median unit, share of the
+total), the totals, the rules that dominate, and the start-up floor (the cheapest job: an
+interpreter, Snakemake's preamble and the imports, paid by every job); writes it as
+``<results>/benchmarks/reproduction_cpu.csv``. CPU outside the jobs (the Snakemake scheduler
+itself) is not in these records.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+SUFFIX = ".cpu.json"
+
+
+def read_records(results: Path) -> pd.DataFrame:
+    """One row per ``*.cpu.json`` under ``results/benchmarks`` (job = path without suffix)."""
+    base = results / "benchmarks"
+    rows = []
+    for path in sorted(base.rglob(f"*{SUFFIX}")):
+        record = json.loads(path.read_text())
+        job = path.relative_to(base).as_posix()[: -len(SUFFIX)]
+        rows.append({"job": job, "rule": record.get("rule", ""),
+                     "cpu_s": float(record["cpu_s"]),
+                     "children_cpu_s": float(record.get("children_user_s", 0.0)
+                                             + record.get("children_system_s", 0.0)),
+                     "system_s": float(record.get("system_s", 0.0)),
+                     "wall_s": float(record.get("wall_s", np.nan)),
+                     "max_rss_mib": float(record.get("max_rss_mib", np.nan)),
+                     "unit_cpu_s": float(record.get("unit_cpu_s", np.nan)),
+                     "failed": bool(record.get("failed", False))})
+    return pd.DataFrame(rows)
+
+
+def cpu_table(records: pd.DataFrame, unit: float | None = None) -> tuple[pd.DataFrame, float]:
+    """The per-job table sorted by CPU, with units and shares; returns it and the unit used
+    (``unit``, else the median of the jobs' own calibration units)."""
+    if unit is None:
+        unit = float(np.nanmedian(records["unit_cpu_s"]))
+    table = records.sort_values("cpu_s", ascending=False, kind="stable").reset_index(drop=True)
+    table.insert(3, "units", table["cpu_s"] / unit)
+    table.insert(4, "share_pct", 100.0 * table["cpu_s"] / table["cpu_s"].sum())
+    return table, unit
+
+
+def summary_lines(table: pd.DataFrame, unit: float, units: pd.Series) -> list[str]:
+    """Totals, the rules that make 80 % of the CPU, and the start-up floor."""
+    total = table["cpu_s"].sum()
+    lines = [f"{len(table)} jobs, {total:.1f} CPU-s = {total / unit:,.0f} units "
+             f"(unit: one np.bincount pass over 1M answers with weights = {unit * 1e3:.3f} ms "
+             f"CPU, median over the jobs; jobs' units range {units.min() * 1e3:.3f}-"
+             f"{units.max() * 1e3:.3f} ms); wall {table['wall_s'].sum():.1f} s summed over jobs"]
+    by_rule = (table.groupby("rule")["cpu_s"].agg(["sum", "count"])
+               .sort_values("sum", ascending=False))
+    lines.append("rules by CPU (covering 80 % of the total):")
+    running = 0.0
+    for rule, row in by_rule.iterrows():
+        lines.append(f"  {rule:<32} {row['sum']:8.1f} CPU-s  {100 * row['sum'] / total:5.1f} %  "
+                     f"({int(row['count'])} job(s))")
+        running += row["sum"]
+        if running >= 0.8 * total:
+            break
+    floor = table["cpu_s"].min()
+    lines.append(f"start-up floor (cheapest job, ~ interpreter + Snakemake preamble + imports): "
+                 f"{floor:.2f} CPU-s; x {len(table)} jobs = {floor * len(table):.1f} CPU-s "
+                 f"({100 * floor * len(table) / total:.1f} % of the total)")
+    failed = table.loc[table["failed"], "job"].tolist()
+    if failed:
+        lines.append(f"jobs that ended on an exception: {', '.join(failed)}")
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("results", nargs="?", default=str(ROOT / "results"),
+                        help="a results/ folder of a run (default: this clone's)")
+    parser.add_argument("--unit", type=float, default=None,
+                        help="calibration unit in CPU seconds (default: the run's median)")
+    parser.add_argument("--top", type=int, default=0, help="print only the N costliest jobs")
+    parser.add_argument("--csv", default=None,
+                        help="where to write the table (default <results>/benchmarks/"
+                             "reproduction_cpu.csv; '-' for none)")
+    args = parser.parse_args(argv)
+    results = Path(args.results)
+    records = read_records(results)
+    if records.empty:
+        print(f"no per-job CPU records (*{SUFFIX}) under {results / 'benchmarks'}: run the "
+              "pipeline first (make reproduce)")
+        return 1
+    table, unit = cpu_table(records, args.unit)
+    shown = table.head(args.top) if args.top else table
+    columns = ["job", "rule", "cpu_s", "units", "share_pct", "children_cpu_s", "wall_s",
+               "max_rss_mib"]
+    print(shown[columns].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print("\n".join(summary_lines(table, unit, records["unit_cpu_s"].dropna())))
+    if args.csv != "-":
+        out = Path(args.csv) if args.csv else results / "benchmarks" / "reproduction_cpu.csv"
+        table.to_csv(out, index=False, float_format="%.6g")
+        print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
