@@ -130,8 +130,8 @@ def label_methods(data, rng_ties):
                                                            rng=rng_ties),
         "Sun-weighted vote": lambda t, w, y: cat.sun_weighted_vote(t, w, y, **kw, ties="random",
                                                                    rng=rng_ties),
-        "Dawid-Skene": lambda t, w, y: cat.dawid_skene(t, w, y, **kw),
-        "one-coin DS": lambda t, w, y: cat.one_coin_dawid_skene(t, w, y, **kw),
+        "Dawid-Skene": lambda t, w, y: cat.dawid_skene(t, w, y, **kw, stopping="task"),
+        "one-coin DS": lambda t, w, y: cat.one_coin_dawid_skene(t, w, y, **kw, stopping="task"),
     }
 
 
@@ -332,8 +332,8 @@ def timing(repeat):
         calls = {
             "majority vote": lambda: cat.majority_vote(t, w, y, **kw),
             "Sun-weighted vote": lambda: cat.sun_weighted_vote(t, w, y, **kw),
-            "Dawid-Skene": lambda: cat.dawid_skene(t, w, y, **kw),
-            "one-coin DS": lambda: cat.one_coin_dawid_skene(t, w, y, **kw),
+            "Dawid-Skene": lambda: cat.dawid_skene(t, w, y, **kw, stopping="task"),
+            "one-coin DS": lambda: cat.one_coin_dawid_skene(t, w, y, **kw, stopping="task"),
             "aware DS": lambda: cat.channel_dawid_skene(tn, wn, yn, **kw, channel=chan),
             "aware one-coin DS": lambda: cat.channel_dawid_skene(tn, wn, yn, **kw, channel=chan,
                                                                  model="one_coin"),

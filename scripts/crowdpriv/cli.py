@@ -147,6 +147,10 @@ def _parser(mechanisms) -> argparse.ArgumentParser:
                                                   "two-layer)")
     inf.add_argument("--no-ledger", action="store_true",
                      help="ignore INPUT's ledger (naive inference)")
+    inf.add_argument("--prior", choices=("estimate", "uniform", "moments"),
+                     help="class prior of the Dawid-Skene methods: estimate (EM), uniform "
+                          "(every class alike: balanced accuracy), moments (label frequencies, "
+                          "the channel inverted; the aware methods' default)")
 
     synth = [m for m in mechanisms.members() if m.cli_command == "synthesize"]
     syn = sub.add_parser(
@@ -287,8 +291,9 @@ def _infer(args, api):
             raise ParameterError("no_ledger", True, "--no-ledger and --mechanism contradict "
                                  "each other")
         release = None
+    options = {} if args.prior is None else {"prior": args.prior}
     return api.infer(args.input, method, domain=args.domain, release=release,
-                     ordinal=args.ordinal)
+                     ordinal=args.ordinal, **options)
 
 
 def _check_output_folder(output: str) -> None:

@@ -131,16 +131,18 @@ class KnownRelease:
                 "noise_variance": self.noise_variance}
 
 
-def known_release(mechanism: str, epsilon: float, *, domain: int | None = None,
-                  settings: dict | None = None, source: str = "flags") -> KnownRelease:
-    """The channel and noise of a release by ``mechanism`` at ``epsilon`` (K = ``domain``),
-    from the member itself (:func:`crowdpriv.mechanisms.get`)."""
+def known_release(mechanism, epsilon: float, *, domain: int | None = None,
+                  settings=None, source: str = "flags") -> KnownRelease:
+    """The channel and noise of a release by ``mechanism`` (an id of the registry,
+    :func:`crowdpriv.mechanisms.get`, or a member) at ``epsilon`` (K = ``domain``), from the
+    member itself; ``settings``: a mapping of its settings or its Settings object."""
     from . import mechanisms
     from ._checks import check_int_at_least, check_positive
 
-    member = mechanisms.get(mechanism)
+    member = mechanisms.get(mechanism) if isinstance(mechanism, str) else mechanism
     eps = check_positive("epsilon", epsilon)
-    chosen = member.settings(**(settings or {}))
+    chosen = (settings if isinstance(settings, member.Settings)
+              else member.settings(**(settings or {})))
     channel = noise = None
     if member.answer_type == "categorical":
         if domain is None:
@@ -263,6 +265,11 @@ def infer_long(method: str, task, worker, value, *, n_tasks: int, n_workers: int
         raise ParameterError("data_type", data_type, f"must be one of {ANSWER_TYPES}")
     m = check_method(method, data_type, release, ordinal=ordinal)
     options = dict(options or {})
+    takes_prior = m.id in ("ds", "one-coin-ds", "aware-ds", "aware-one-coin-ds")
+    if "prior" in options and not takes_prior:
+        raise ParameterError("prior", options["prior"], f"prior (--prior) applies to the "
+                             f"Dawid-Skene methods (ds, one-coin-ds, aware-ds, "
+                             f"aware-one-coin-ds), not to {m.id}")
     t = np.asarray(task, dtype=np.int64)
     w = np.asarray(worker, dtype=np.int64)
     x = np.asarray(value, dtype=np.float64)

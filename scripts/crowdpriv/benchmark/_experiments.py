@@ -91,8 +91,8 @@ def _infer(method, cells, data_type, n_tasks, n_workers, k, known):
 def _label_release_rows(base, out, member, settings, eps, k, methods, truth, has_truth,
                         n_tasks, n_workers):
     """Every applicable method on one release of a label dataset."""
-    known = inference.known_release(member.id, eps, domain=k,
-                                    settings=_settings_dict(settings), source="benchmark")
+    known = inference.known_release(member, eps, domain=k, settings=settings,
+                                    source="benchmark")
     if member.releases_labels:
         codes = np.asarray(out.values)
         w, t = np.nonzero(codes != out.null_code)
@@ -107,12 +107,6 @@ def _label_release_rows(base, out, member, settings, eps, k, methods, truth, has
         values = None if inference.METHODS[mid].accepts == "categorical" else res.truths
         rows += _rows(base, mid, _label_metrics(res.labels, values, truth, has_truth, k))
     return rows
-
-
-def _settings_dict(settings) -> dict:
-    import dataclasses
-
-    return {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
 
 
 def run_labels(codes, truth, *, dataset: str, domain_size: int, mechanisms, epsilons,
