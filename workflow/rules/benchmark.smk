@@ -82,7 +82,9 @@ rule benchmark_dataset:
 rule benchmark_report:
     input:
         runs=expand(f"{BENCH_OUT}/raw/{{dataset}}.csv", dataset=BENCH["datasets"]),
-        crowdkit=os.path.join(workflow.basedir, "benchmarks", "crowdkit", "accuracy.csv"),
+        crowdkit=os.path.join(
+            workflow.basedir, "benchmarks", "crowdkit", "accuracy.csv"
+        ),
     output:
         **{
             f"{name}_{ext}": f"{BENCH_OUT}/{name}.{ext}"
@@ -91,17 +93,19 @@ rule benchmark_report:
         },
         claims_csv=f"{BENCH_OUT}/claims.csv",
         claims_md=f"{BENCH_OUT}/claims.md",
-        figures=[
-            paper_report(
-                "benchmark",
-                f"{BENCH_OUT}/accuracy_{d}.png",
-                caption="../report/benchmark/figure.rst",
-                subcategory="Figures",
-            )
-            for d in BENCH["datasets"]
-        ]
-        if BENCH_ENABLED
-        else [f"{BENCH_OUT}/accuracy_{d}.png" for d in BENCH["datasets"]],
+        figures=(
+            [
+                paper_report(
+                    "benchmark",
+                    f"{BENCH_OUT}/accuracy_{d}.png",
+                    caption="../report/benchmark/figure.rst",
+                    subcategory="Figures",
+                )
+                for d in BENCH["datasets"]
+            ]
+            if BENCH_ENABLED
+            else [f"{BENCH_OUT}/accuracy_{d}.png" for d in BENCH["datasets"]]
+        ),
         svg=[f"{BENCH_OUT}/accuracy_{d}.svg" for d in BENCH["datasets"]],
     log:
         "results/logs/benchmark/report.log",
