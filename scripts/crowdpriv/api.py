@@ -13,6 +13,13 @@ a floating-point leak, neighbours the mechanism does not cover) is refused unles
 
 Real releases are not reproductions: without ``seed`` the noise comes from fresh OS entropy; a
 seeded output is reproducible, and the ledger says it is therefore not private.
+
+Memory: the first call of :func:`perturb`, :func:`infer` or :func:`synthesize` applies
+:func:`crowdpriv.runtime.keep_freed_memory`, which changes glibc's malloc thresholds for the
+whole process (large freed blocks are kept for reuse instead of being returned to the kernel and
+faulted in again: a third of the CPU of a large release was the kernel's); set
+``crowdpriv.api.KEEP_FREED_MEMORY = False`` before the first call to leave your process's
+allocator alone. No number depends on it.
 """
 
 from __future__ import annotations
@@ -45,6 +52,18 @@ def perturb_mechanisms() -> tuple[str, ...]:
 
 
 PERTURB_MECHANISMS = perturb_mechanisms()
+#: Apply :func:`crowdpriv.runtime.keep_freed_memory` (process-global) at the first call.
+KEEP_FREED_MEMORY = True
+_memory_set = False
+
+
+def _fast_memory() -> None:
+    global _memory_set
+    if KEEP_FREED_MEMORY and not _memory_set:
+        from .runtime import keep_freed_memory
+
+        keep_freed_memory()  # process-global malloc setting (module docstring)
+        _memory_set = True
 #: Methods of :func:`infer` (:data:`crowdpriv.inference.METHODS` owns them).
 INFER_METHODS = inference.method_ids()
 
@@ -209,6 +228,7 @@ def perturb(answers, mechanism: str, *, epsilon: float, domain: int | None = Non
     ``Settings`` dataclass holds the defaults); one it does not have is an error. A release
     whose guarantee as run is ε = ∞ is refused unless ``allow_unsafe``.
     """
+    _fast_memory()
     requested, runner = release_mechanism(mechanism)
     eps = check_positive("epsilon", epsilon)
     chosen = runner.settings(**settings)
@@ -317,6 +337,7 @@ def infer(answers, method: str | None = None, *, domain: int | None = None,
     ``ordinal``: allow averaging label codes (sun, crh, gtm, mean, median on labels).
     ``data`` holds ``task`` and ``label`` (labels) or ``truth`` (values; ``label`` beside it
     for a release of labels, decoded by rounding); ``extra["weights"]`` (worker, weight)."""
+    _fast_memory()
     table = read_answer_table(answers)
     data_type = "categorical" if table.column == "label" else "continuous"
     known, ledger_in = _known(release, answers, table)
@@ -388,6 +409,7 @@ def synthesize(claims, *, seed: int | None = None, allow_unsafe: bool = False,
     ``max_candidates``, and that as run — normalisation and bandwidth from the claims, float
     candidates — no ε holds: it is refused unless ``allow_unsafe``.
     """
+    _fast_memory()
     from .priscrowd import Params, drop_single_claim_objects, fit_claims_table
 
     mech = mechanisms.get("priscrowd")
