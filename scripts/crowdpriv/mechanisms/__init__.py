@@ -18,6 +18,9 @@ id              label (files, streams)       what
 ``pptd``        Alg. 2                       PPTD Alg. 2, N(0, δ²), δ² ~ Exp(λ2) per user
 ``priscrowd``   Alg. 1                       PrisCrowd Alg. 1, synthesis with a privacy test
 ``basic``       Basic                        PrisCrowd's Laplace baseline
+``rr-exact``    RR release (exact ...)       RR with integer thresholds (a release of ``rr``)
+``two-layer-    2-Layer release (exact ...)  2-Layer with integer thresholds (a release of
+exact``                                      ``two-layer``)
 ==============  ===========================  =================================================
 
 Adding a mechanism is one file (a :class:`Mechanism` subclass) plus one registration:
@@ -67,6 +70,7 @@ from .mf import MF
 from .pptd import PPTD
 from .priscrowd import PrisCrowdAlg1
 from .rr import RR
+from .rr_exact import RRExact, TwoLayerExact
 from .two_layer import TwoLayer
 
 __all__ = [
@@ -79,4 +83,4 @@ __all__ = [
 
 #: The built-in members, in the order the audit and the docs list them.
 BUILTIN = tuple(register(cls) for cls in (LP, LPSnapped, RR, TwoLayer, MF, PPTD, PrisCrowdAlg1,
-                                          Basic))
+                                          Basic, RRExact, TwoLayerExact))

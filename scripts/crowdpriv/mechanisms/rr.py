@@ -140,6 +140,7 @@ class RR(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False  # float uniforms against a rounded keep probability (see guarantee)
     releases_labels = True
+    release_with = "rr-exact"
 
     def draw_spec(self, shape, settings, dtype):
         return ((shape, dtype),)

@@ -124,6 +124,7 @@ class TwoLayer(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False
     releases_labels = True
+    release_with = "two-layer-exact"
 
     def draw_spec(self, shape, settings, dtype):
         return ((shape[:-1], np.float64), (shape, dtype))
