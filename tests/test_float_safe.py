@@ -125,3 +125,54 @@ def test_rr_ledgers_state_the_exact_epsilon():
     assert out.ledger["parameters"]["threshold_q"] == q
     assert out.ledger["spent"]["exact_epsilon_per_cell"] == pytest.approx(math.log(keep / q))
     assert out.ledger["guarantee"]["float_safe"] is True
+
+
+# --- MF with b − η snapped ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("eps, k, n, d, l1", [(1.0, 5, 300, 10, 1.0), (0.5, 10, 40, 4, 0.6)])
+def test_mf_snapped_epsilon_is_mironovs_theorem_1_composed_over_d(eps, k, n, d, l1):
+    """A changed answer moves coordinate j of b by (|Γ| − 1)|v_jt|: Theorem 1 per coordinate,
+    Δ/λ + 2^−49 B/λ with λ = |Γ|/ε and B = (|Γ| − 1)/2 · n · l1 + 10λ, summed over the d
+    coordinates, Σ_j |v_jt| ≤ l1; plus the floating point of the inputs (a dot product of n
+    terms and a centring, for both neighbours)."""
+    mech = mechanisms.get("mf-snapped")
+    settings = mech.settings(d=d, l1_norm=l1)
+    lam = k / eps
+    bound = (k - 1) / 2 * n * l1 + 10 * lam
+    u = 2.0**-53
+    norm = l1 * (1 + 2.0**-40)
+    slack = 2 * (n + 1) * u / (1 - (n + 1) * u) * (k - 1) * n * norm + 2 * d * u * (1 + u) * bound
+    want = ((k - 1) * norm + slack) / lam + d * 2.0**-49 * bound / lam
+    got = mech.exact_epsilon(settings, eps, k, n)
+    assert got == pytest.approx(want, rel=1e-14)
+    assert eps * (k - 1) * l1 / k < got < eps * (k - 1) * l1 / k * (1 + 1e-6)
+    g = mech.guarantee(settings, DataShape(7, n, n), eps, domain_size=k)
+    assert math.isinf(g.record_epsilon) and g.float_safe  # NULL ↔ answer: not covered
+    assert f"{got:.17g}" in g.basis
+
+
+def test_mf_snapped_releases_a_snapped_rhs_and_solves_it():
+    """r − c lies on the grid within ± B for every worker and coordinate, and u = (G + λI)⁺ r
+    (post-processing of r)."""
+    from crowdpriv.mechanisms.mf_snapped import mf_snapped_bound, mf_snapped_rhs
+
+    k, eps = 5, 0.7
+    mech = mechanisms.get("mf-snapped")
+    settings = mech.settings(d=4)
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, k + 1, size=(30, 12)).astype(np.int8)  # code k = NULL
+    state = mech.prepare(codes, settings, domain_size=k, rng=rng)
+    draws = mech.draws(codes, settings, rng=rng, domain_size=k, state=state)
+    r = mf_snapped_rhs(state, draws, eps, settings)
+    centre = (k - 1) / 2 * state.profiles.sum(axis=1)
+    grid = 2.0 ** math.ceil(math.log2(k / eps))
+    bound = mf_snapped_bound(eps, k, 12, settings.l1_norm)
+    snapped = r - centre
+    assert np.all((np.abs(snapped) == bound) | (np.round(snapped / grid) * grid == snapped))
+    assert np.abs(snapped).max() <= bound and np.abs(state.rhs - centre).max() < bound - 9 * k / eps
+    u, _ = mech.apply(codes, draws, eps, settings, domain_size=k, state=state).factors
+    np.testing.assert_array_equal(u, np.einsum("mij,mj->mi", state.solver, r))
+    with pytest.raises(ValueError, match="l1_norm"):
+        bad = type(state)(state.solver, state.rhs, state.profiles * 1.01, k)
+        mf_snapped_rhs(bad, draws, eps, settings)

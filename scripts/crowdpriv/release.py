@@ -17,7 +17,7 @@ import numpy as np
 
 from ._checks import ParameterError, check_positive
 
-__all__ = ["snapping_grid", "snapped_laplace", "snapping_epsilon"]
+__all__ = ["snapping_grid", "snapped_laplace", "snapping_epsilon", "snap"]
 
 
 def snapping_grid(scale: float) -> float:
@@ -38,10 +38,18 @@ def snapping_epsilon(sensitivity: float, scale: float, bound: float) -> float:
     return 1.0 / lam_u + 2.0 ** -49 * b_u / lam_u
 
 
+def snap(values, noise, scale: float, *, bound) -> np.ndarray:
+    """The snapping mechanism's arithmetic on given Lap(``scale``) draws (float64): clamp the
+    values to [−B, B], add the noise, round to the nearest multiple of
+    :func:`snapping_grid` (exact: a power of two), clamp again. ``bound`` may be an array
+    broadcasting with the values."""
+    x = np.clip(np.asarray(values, dtype=np.float64), -bound, bound)
+    grid = snapping_grid(scale)
+    return np.clip(grid * np.round((x + noise) / grid), -bound, bound)
+
+
 def snapped_laplace(values, scale: float, *, bound: float, rng) -> np.ndarray:
     """Mironov's snapping mechanism on every value: clamp to [−B, B], add Lap(scale) (float64),
     round to the nearest multiple of :func:`snapping_grid`, clamp again."""
-    x = np.clip(np.asarray(values, dtype=np.float64), -bound, bound)
-    grid = snapping_grid(scale)
-    y = x + rng.laplace(0.0, scale, size=x.shape)
-    return np.clip(grid * np.round(y / grid), -bound, bound)
+    x = np.asarray(values, dtype=np.float64)
+    return snap(x, rng.laplace(0.0, scale, size=x.shape), scale, bound=bound)

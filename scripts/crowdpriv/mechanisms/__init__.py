@@ -21,6 +21,7 @@ id              label (files, streams)       what
 ``rr-exact``    RR release (exact ...)       RR with integer thresholds (a release of ``rr``)
 ``two-layer-    2-Layer release (exact ...)  2-Layer with integer thresholds (a release of
 exact``                                      ``two-layer``)
+``mf-snapped``  MF release (snapped)         MF with b − η snapped (a release of ``mf``)
 ==============  ===========================  =================================================
 
 Adding a mechanism is one file (a :class:`Mechanism` subclass) plus one registration:
@@ -67,6 +68,7 @@ from .basic import Basic
 from .lp import LP
 from .lp_snapped import LPSnapped
 from .mf import MF
+from .mf_snapped import MFSnapped
 from .pptd import PPTD
 from .priscrowd import PrisCrowdAlg1
 from .rr import RR
@@ -83,4 +85,4 @@ __all__ = [
 
 #: The built-in members, in the order the audit and the docs list them.
 BUILTIN = tuple(register(cls) for cls in (LP, LPSnapped, RR, TwoLayer, MF, PPTD, PrisCrowdAlg1,
-                                          Basic, RRExact, TwoLayerExact))
+                                          Basic, RRExact, TwoLayerExact, MFSnapped))

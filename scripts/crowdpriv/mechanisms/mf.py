@@ -251,6 +251,7 @@ class MF(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False
     fills_nulls = False  # a dense vector per worker, not a symbol per cell
+    release_with = "mf-snapped"
 
     def profiles(self, n_tasks, settings, *, rng):
         """V (d × n) drawn independently of the answers (Sec. V)."""
