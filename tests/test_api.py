@@ -20,7 +20,8 @@ def _answers(k=5, seed=0):
 
 def test_perturb_choices_are_the_registry_releases():
     assert api.perturb_mechanisms() == ("lp", "lp-snapped", "rr", "two-layer", "mf", "pptd",
-                                        "rr-exact", "two-layer-exact", "mf-snapped")
+                                        "rr-exact", "two-layer-exact", "mf-snapped",
+                                        "pptd-laplace", "basic-snapped")
     assert api.release_mechanism("mf")[1].id == "mf-snapped"
     assert api.release_mechanism("rr")[1].id == "rr-exact"
     assert api.release_mechanism("two-layer")[1].id == "two-layer-exact"

@@ -176,3 +176,104 @@ def test_mf_snapped_releases_a_snapped_rhs_and_solves_it():
     with pytest.raises(ValueError, match="l1_norm"):
         bad = type(state)(state.solver, state.rhs, state.profiles * 1.01, k)
         mf_snapped_rhs(bad, draws, eps, settings)
+
+
+# --- PPTD's per-record scale, i.i.d. Laplace per record, snapped ---------------------------
+
+
+def _pptd_lambda2(eps, lam1, reading, b=2.0, eta=0.9, delta=0.1):
+    gamma2 = b**2 * 2 * math.log(1 / (1 - eta))  # Lemma 4.8's γ_s²
+    return 2 * (lam1**2 if reading == "printed" else lam1) * eps * math.log(1 / (1 - delta)) \
+        / gamma2  # Theorem 4.10
+
+
+@pytest.mark.parametrize("eps, lam1, reading", [(1.0, 2.0, "printed"), (5.0, 3.0, "corrected")])
+def test_pptd_laplace_epsilon_is_mironovs_theorem_1_at_the_records_sensitivity(eps, lam1,
+                                                                                reading):
+    """ε* = Δ_s √(2λ2) + 2^−49 B √(2λ2) with B = 2^20 σ = 2^20/√(2λ2): Δ_s √(2λ2) + 2^−29; with
+    a centre ≠ 0, the centring's rounding 2^−52 (1 + 2^−53) B joins Δ_s."""
+    mech = mechanisms.get("pptd-laplace")
+    settings = mech.settings(lambda1=lam1, sensitivity=reading)
+    lam2 = _pptd_lambda2(eps, lam1, reading)
+    gamma = 2.0 * math.sqrt(2 * math.log(10))
+    sens = gamma / lam1 if reading == "printed" else gamma / math.sqrt(lam1)
+    assert mech.record_epsilon(settings, eps) == pytest.approx(
+        sens * math.sqrt(2 * lam2) + 2.0**-29, rel=1e-14)
+    if reading == "printed":  # Δ_s √(2λ2) = 2 √(ε ln(1/(1 − δ))) under the printed reading
+        assert mech.record_epsilon(settings, eps) == pytest.approx(
+            2 * math.sqrt(eps * math.log(1 / 0.9)), rel=1e-8)
+    centred = mech.settings(lambda1=lam1, sensitivity=reading, centre=3.5, bound=1e4)
+    slack = 2.0**-52 * (1 + 2.0**-53) * 1e4
+    assert mech.record_epsilon(centred, eps) == pytest.approx(
+        (sens + slack) * math.sqrt(2 * lam2) + 2.0**-49 * 1e4 * math.sqrt(2 * lam2), rel=1e-14)
+    g = mech.guarantee(settings, DataShape(10, 5, 7), eps)
+    assert g.float_safe and g.record_delta == 0.0
+    assert g.worker_epsilon == pytest.approx(7 * g.record_epsilon)  # independent per record
+
+
+def test_pptd_laplace_release_keeps_missing_claims_and_lies_on_its_grid():
+    mech = mechanisms.get("pptd-laplace")
+    settings = mech.settings(lambda1=2.0, centre=1.0, bound=500.0)
+    x = np.array([[0.3, np.nan, 2.0], [1e9, -1e9, 1.0]])
+    out = mech.release(np.repeat(x, 2000, axis=0), 1.0, settings, rng=np.random.default_rng(1))
+    first, second = out[:2000], out[2000:]
+    assert np.isnan(first[:, 1]).all() and not np.isnan(np.delete(out, 1, axis=1)).any()
+    assert not np.isnan(second).any()
+    grid = 2.0 ** math.ceil(math.log2(mech.scale(settings, 1.0)))
+    shifted = out[~np.isnan(out)] - 1.0
+    assert np.all((np.abs(shifted) == 500.0) | (np.round(shifted / grid) * grid == shifted))
+    # a claim far outside is clamped to the bound around the centre
+    assert second[:, 0].min() >= 1.0 + 500.0 - 20 * grid
+    assert second[:, 1].max() <= 1.0 - 500.0 + 20 * grid
+
+
+def test_pptd_laplace_tradeoff_beside_alg2_on_fig2s_data():
+    from crowdpriv.pptd import laplace_tradeoff, synthetic_tradeoff
+
+    common = dict(workers=12, lam1=2.0, tasks=5, epsilons=[1.0, 20.0], repetitions=3, b=2.0,
+                  eta=0.9, delta=0.1)
+    table = laplace_tradeoff(seed=4, **common)
+    alg2 = table.loc[table["mechanism"] == "Alg. 2"].reset_index(drop=True)
+    fig2 = synthetic_tradeoff(seed=4, **common)
+    np.testing.assert_array_equal(alg2["mae"], fig2["mae"])  # Fig. 2's own numbers
+    other = synthetic_tradeoff(seed=5, **common)
+    assert not np.array_equal(alg2["mae"], other["mae"])
+    lap = table.loc[table["mechanism"] == "PPTD i.i.d. Laplace (snapped)"]
+    assert len(lap) == 6 and lap["mae"].notna().all()
+    assert (lap.groupby("epsilon")["noise"].mean().diff().dropna() < 0).all()
+    want = 2 * np.sqrt(lap["epsilon"] * math.log(1 / 0.9)) + 2.0**-29  # printed Lemma 4.8
+    np.testing.assert_allclose(lap["record_epsilon"], want, rtol=1e-12)
+
+
+# --- Basic with a public range, snapped ------------------------------------------------------
+
+
+@pytest.mark.parametrize("eps, r", [(0.1, 3.0), (1.0, 10.0), (10.0, 0.5)])
+def test_basic_snapped_epsilon_is_mironovs_theorem_1(eps, r):
+    """Sensitivity R (claims clamped to the public range), scale R/ε, B = R/2 + 10R/ε:
+    ε* = R/λ + 2^−49 B/λ = ε + 2^−49 (ε/2 + 10)."""
+    mech = mechanisms.get("basic-snapped")
+    settings = mech.settings(value_range=r, centre=2.0)
+    want = eps + 2.0**-49 * (eps / 2 + 10)
+    assert mech.exact_epsilon(settings, eps) == pytest.approx(want, rel=1e-15)
+    g = mech.guarantee(settings, SHAPE, eps)
+    assert g.record_epsilon == pytest.approx(want, rel=1e-15)
+    assert g.worker_epsilon == pytest.approx(SHAPE.max_records_per_worker * want, rel=1e-15)
+    with pytest.raises(ValueError, match="value-range"):
+        mech.guarantee(mech.settings(), SHAPE, eps)
+
+
+def test_basic_snapped_release_clamps_to_the_public_range_and_lies_on_its_grid():
+    mech = mechanisms.get("basic-snapped")
+    settings = mech.settings(value_range=4.0, centre=10.0)
+    x = np.array([[8.0, 12.0, 1e6, np.nan]])
+    out = mech.release(np.repeat(x, 5000, axis=0), 2.0, settings, rng=np.random.default_rng(2))
+    assert np.isnan(out[:, 3]).all()
+    grid, bound = 2.0, 2.0 + 10 * 2.0
+    shifted = out[:, :3] - 10.0
+    assert np.all((np.abs(shifted) == bound) | (np.round(shifted / grid) * grid == shifted))
+    # 1e6 is clamped to the range's top, 12: the same law (a two-sample test cannot tell)
+    from scipy import stats
+
+    assert stats.ks_2samp(out[:, 1], out[:, 2]).pvalue > 1e-3
+    assert stats.ks_2samp(out[:, 0], out[:, 1]).pvalue < 1e-6

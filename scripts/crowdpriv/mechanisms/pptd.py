@@ -328,7 +328,10 @@ class PPTD(Mechanism):
             caveats=("several records of one user share the noise variance: the guarantee is "
                      "per record of a one-record user, not per user",
                      "λ1 must come from prior knowledge, not from the data",
-                     "no floating-point-safe sampler exists for the random-variance Gaussian"))
+                     "no floating-point-safe sampler of the shared-variance mechanism exists "
+                     "here (it would need a grid sampler for the random-variance Gaussian with "
+                     "its exact ε computed); pptd-laplace is a float-safe mechanism at the same "
+                     "per-record scale, with independent noise per record"))
 
     def ledger_text(self, settings, epsilon, *, domain_size=None):
         return {"theorem": "PPTD Theorem 4.10 (Alg. 2): Gaussian noise with Exp(λ2) variance "
@@ -338,8 +341,11 @@ class PPTD(Mechanism):
                 "not_covered": ["several records of one user share the noise variance: the "
                                 "guarantee is per record, not per user",
                                 "λ1 must come from prior knowledge, not from the data",
-                                "no floating-point-safe sampler exists for the random-variance "
-                                "Gaussian"]}
+                                "no floating-point-safe sampler of the shared-variance "
+                                "mechanism exists here (it would need a grid sampler for the "
+                                "random-variance Gaussian with its exact ε computed): the "
+                                "float64 output leaks through its support; pptd-laplace is a "
+                                "float-safe mechanism at the same per-record scale"]}
 
     def audit_cases(self, settings, epsilon, *, domain_size=None):
         from ..audit import Case
