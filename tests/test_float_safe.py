@@ -48,14 +48,16 @@ def test_rr_thresholds_keep_the_ratio_at_most_e_eps_and_q_is_the_smallest(eps, k
 
 
 @pytest.mark.parametrize("eps", [0.0, 44.0, 500.0])
-def test_rr_thresholds_at_the_extremes(eps):
+@pytest.mark.parametrize("k", [2, 3])
+def test_rr_thresholds_at_the_extremes(eps, k):
     from crowdpriv.mechanisms.rr_exact import rr_thresholds
 
-    q, keep = (int(v[0]) for v in rr_thresholds(np.array([eps]), 3))  # per-worker budgets
-    if eps == 0.0:  # e^0 + 3 = 4 divides 2^62: keep and each other symbol equally likely
-        assert q == N // 4 and keep == q
-    else:  # e^ε > 2^62: q = 1, ε* = ln(2^62 − 3) < ε
-        assert q == 1 and keep == N - 3
+    q, keep = (int(v[0]) for v in rr_thresholds(np.array([eps]), k))  # per-worker budgets
+    if eps == 0.0:  # e^0 + k = k + 1: q = ⌈2^62/(k + 1)⌉, so N_keep ≤ q (ratio ≤ 1 = e^0)
+        assert q == -(-N // (k + 1)) and keep <= q
+        assert (q == keep) == (N % (k + 1) == 0)  # 4 divides 2^62, 3 does not
+    else:  # e^ε > 2^62: q = 1, ε* = ln(2^62 − k) < ε
+        assert q == 1 and keep == N - k
 
 
 @pytest.mark.parametrize("eps, k", [(0.5, 5), (1.0, 5), (2.0, 10), (7.0, 2)])
