@@ -70,7 +70,7 @@ def test_rr_exact_guarantee_is_ln_nkeep_over_q(eps, k):
     want = math.log(keep) - math.log(q)
     assert g.float_safe and g.record_epsilon == pytest.approx(want, rel=1e-15, abs=1e-15)
     assert g.record_epsilon <= eps
-    assert g.worker_epsilon == pytest.approx(SHAPE.tasks * g.record_epsilon, rel=1e-15)
+    assert g.worker_epsilon == pytest.approx(SHAPE.tasks * g.record_epsilon, rel=1e-15, abs=0)
 
 
 def test_rr_exact_sampler_splits_the_integers_into_runs_of_q():
@@ -98,8 +98,8 @@ def test_two_layer_exact_caps_each_budget_and_states_the_worst_worker(spread):
     settings = mech.settings(spread=spread)
     g = mech.guarantee(settings, SHAPE, eps, domain_size=k)
     q, keep = (int(v) for v in rr_thresholds(eps * (1 + spread), k))
-    assert g.record_epsilon == pytest.approx(math.log(keep / q), rel=1e-14)
-    assert g.worker_epsilon == pytest.approx(SHAPE.tasks * g.record_epsilon, rel=1e-14)
+    assert g.record_epsilon == pytest.approx(math.log(keep / q), rel=1e-14, abs=0)
+    assert g.worker_epsilon == pytest.approx(SHAPE.tasks * g.record_epsilon, rel=1e-14, abs=0)
     # a multiplier above 1 + s (it cannot be drawn) runs at the cap, not above it
     codes = np.zeros((2, 4), dtype=np.int8)
     u = np.full((2, 4), keep - 1, dtype=np.int64)  # kept at the cap's thresholds ...
@@ -132,22 +132,27 @@ def test_rr_ledgers_state_the_exact_epsilon():
 # --- MF with b − η snapped ---------------------------------------------------------------
 
 
-@pytest.mark.parametrize("eps, k, n, d, l1", [(1.0, 5, 300, 10, 1.0), (0.5, 10, 40, 4, 0.6)])
+@pytest.mark.parametrize("eps, k, n, d, l1", [(1.0, 5, 300, 10, 1.0), (0.5, 10, 40, 4, 0.6),
+                                             (10.0, 5, 3000, 10, 1.0)])
 def test_mf_snapped_epsilon_is_mironovs_theorem_1_composed_over_d(eps, k, n, d, l1):
     """A changed answer moves coordinate j of b by (|Γ| − 1)|v_jt|: Theorem 1 per coordinate,
-    Δ/λ + 2^−49 B/λ with λ = |Γ|/ε and B = (|Γ| − 1)/2 · n · l1 + 10λ, summed over the d
+    Δ/λ + 2^−49 B/λ with λ = |Γ|/ε and B = (|Γ| − 1)/2 · n · l1 + 10λ, but at most
+    (708.4 λ − Λ)/2 (the noise's reach; it binds in the last case), summed over the d
     coordinates, Σ_j |v_jt| ≤ l1; plus the floating point of the inputs (a dot product of n
     terms and a centring, for both neighbours)."""
     mech = mechanisms.get("mf-snapped")
     settings = mech.settings(d=d, l1_norm=l1)
     lam = k / eps
-    bound = (k - 1) / 2 * n * l1 + 10 * lam
-    u = 2.0**-53
+    grid = 2.0 ** math.ceil(math.log2(lam))
     norm = l1 * (1 + 2.0**-40)
-    slack = 2 * (n + 1) * u / (1 - (n + 1) * u) * (k - 1) * n * norm + 2 * d * u * (1 + u) * bound
+    spread = (k - 1) / 2 * n * norm + 10 * lam
+    bound = min(spread, (1022 * math.log(2) * lam * (1 - 2.0**-40) - grid) / 2)
+    assert (bound < spread) == (eps == 10.0)
+    u = 2.0**-53
+    slack = 2 * (n + 1) * u / (1 - (n + 1) * u) * (k - 1) * n * norm + 2 * d * u * (1 + u) * spread
     want = ((k - 1) * norm + slack) / lam + d * 2.0**-49 * bound / lam
     got = mech.exact_epsilon(settings, eps, k, n)
-    assert got == pytest.approx(want, rel=1e-14)
+    assert got == pytest.approx(want, rel=1e-14, abs=0)
     assert eps * (k - 1) * l1 / k < got < eps * (k - 1) * l1 / k * (1 + 1e-6)
     g = mech.guarantee(settings, DataShape(7, n, n), eps, domain_size=k)
     assert math.isinf(g.record_epsilon) and g.float_safe  # NULL ↔ answer: not covered
@@ -157,7 +162,8 @@ def test_mf_snapped_epsilon_is_mironovs_theorem_1_composed_over_d(eps, k, n, d, 
 def test_mf_snapped_releases_a_snapped_rhs_and_solves_it():
     """r − c lies on the grid within ± B for every worker and coordinate, and u = (G + λI)⁺ r
     (post-processing of r)."""
-    from crowdpriv.mechanisms.mf_snapped import mf_snapped_bound, mf_snapped_rhs
+    from crowdpriv.mechanisms.mf_snapped import mf_coordinate_bounds, mf_snapped_rhs
+    from crowdpriv.release import standard_laplace
 
     k, eps = 5, 0.7
     mech = mechanisms.get("mf-snapped")
@@ -165,14 +171,23 @@ def test_mf_snapped_releases_a_snapped_rhs_and_solves_it():
     rng = np.random.default_rng(3)
     codes = rng.integers(0, k + 1, size=(30, 12)).astype(np.int8)  # code k = NULL
     state = mech.prepare(codes, settings, domain_size=k, rng=rng)
-    draws = mech.draws(codes, settings, rng=rng, domain_size=k, state=state)
+    draws = mech.draws(codes, settings, rng=np.random.default_rng(8), domain_size=k,
+                       state=state)
+    # Theorem 1's sampler of the noise (U* and a sign), not numpy's Laplace
+    np.testing.assert_array_equal(draws, standard_laplace(np.random.default_rng(8), (30, 4)))
     r = mf_snapped_rhs(state, draws, eps, settings)
     centre = (k - 1) / 2 * state.profiles.sum(axis=1)
     grid = 2.0 ** math.ceil(math.log2(k / eps))
-    bound = mf_snapped_bound(eps, k, 12, settings.l1_norm)
+    bound = mf_coordinate_bounds(state.profiles, k, eps)
+    np.testing.assert_allclose(bound, 2 * np.abs(state.profiles).sum(axis=1) + 10 * k / eps)
     snapped = r - centre
     assert np.all((np.abs(snapped) == bound) | (np.round(snapped / grid) * grid == snapped))
-    assert np.abs(snapped).max() <= bound and np.abs(state.rhs - centre).max() < bound - 9 * k / eps
+    assert (np.abs(snapped) <= bound).all()
+    assert (np.abs(state.rhs - centre) < bound - 9 * k / eps).all()
+    # at a large ε the clamp stops at the noise's reach, (708.4 λ − Λ)/2
+    lam = k / 40.0
+    wide = mf_coordinate_bounds(np.full((2, 400), 0.5), k, 40.0)
+    assert wide == pytest.approx((1022 * math.log(2) * lam * (1 - 2.0**-40) - 0.125) / 2)
     u, _ = mech.apply(codes, draws, eps, settings, domain_size=k, state=state).factors
     np.testing.assert_array_equal(u, np.einsum("mij,mj->mi", state.solver, r))
     with pytest.raises(ValueError, match="l1_norm"):
@@ -192,25 +207,32 @@ def _pptd_lambda2(eps, lam1, reading, b=2.0, eta=0.9, delta=0.1):
 @pytest.mark.parametrize("eps, lam1, reading", [(1.0, 2.0, "printed"), (5.0, 3.0, "corrected")])
 def test_pptd_laplace_epsilon_is_mironovs_theorem_1_at_the_records_sensitivity(eps, lam1,
                                                                                 reading):
-    """ε* = Δ_s √(2λ2) + 2^−49 B √(2λ2) with B = 2^20 σ = 2^20/√(2λ2): Δ_s √(2λ2) + 2^−29; with
-    a centre ≠ 0, the centring's rounding 2^−52 (1 + 2^−53) B joins Δ_s."""
+    """ε* = Δ_s √(2λ2) + 2^−49 B √(2λ2) with B = 300 σ = 300/√(2λ2): Δ_s √(2λ2) + 300 · 2^−49;
+    with a centre ≠ 0, the centring's rounding 2^−52 (1 + 2^−53) B joins Δ_s."""
     mech = mechanisms.get("pptd-laplace")
     settings = mech.settings(lambda1=lam1, sensitivity=reading)
     lam2 = _pptd_lambda2(eps, lam1, reading)
     gamma = 2.0 * math.sqrt(2 * math.log(10))
     sens = gamma / lam1 if reading == "printed" else gamma / math.sqrt(lam1)
     assert mech.record_epsilon(settings, eps) == pytest.approx(
-        sens * math.sqrt(2 * lam2) + 2.0**-29, rel=1e-14)
+        sens * math.sqrt(2 * lam2) + 300 * 2.0**-49, rel=1e-14, abs=0)
     if reading == "printed":  # Δ_s √(2λ2) = 2 √(ε ln(1/(1 − δ))) under the printed reading
         assert mech.record_epsilon(settings, eps) == pytest.approx(
             2 * math.sqrt(eps * math.log(1 / 0.9)), rel=1e-8)
-    centred = mech.settings(lambda1=lam1, sensitivity=reading, centre=3.5, bound=1e4)
-    slack = 2.0**-52 * (1 + 2.0**-53) * 1e4
+    centred = mech.settings(lambda1=lam1, sensitivity=reading, centre=3.5, bound=500.0)
+    slack = 2.0**-52 * (1 + 2.0**-53) * 500.0
     assert mech.record_epsilon(centred, eps) == pytest.approx(
-        (sens + slack) * math.sqrt(2 * lam2) + 2.0**-49 * 1e4 * math.sqrt(2 * lam2), rel=1e-14)
+        (sens + slack) * math.sqrt(2 * lam2) + 2.0**-49 * 500.0 * math.sqrt(2 * lam2),
+        rel=1e-14, abs=0)
     g = mech.guarantee(settings, DataShape(10, 5, 7), eps)
     assert g.float_safe and g.record_delta == 0.0
     assert g.worker_epsilon == pytest.approx(7 * g.record_epsilon)  # independent per record
+    # the noise reaches 708 σ: a clamp beyond 353 σ would leave outputs unreachable
+    sigma = 1 / math.sqrt(2 * lam2)
+    assert mech.bound(mech.settings(lambda1=lam1, sensitivity=reading, bound=350 * sigma), eps)
+    with pytest.raises(ValueError, match="noise scales"):
+        mech.record_epsilon(mech.settings(lambda1=lam1, sensitivity=reading, bound=360 * sigma),
+                            eps)
 
 
 def test_pptd_laplace_release_keeps_missing_claims_and_lies_on_its_grid():
@@ -243,7 +265,7 @@ def test_pptd_laplace_tradeoff_beside_alg2_on_fig2s_data():
     lap = table.loc[table["mechanism"] == "PPTD i.i.d. Laplace (snapped)"]
     assert len(lap) == 6 and lap["mae"].notna().all()
     assert (lap.groupby("epsilon")["noise"].mean().diff().dropna() < 0).all()
-    want = 2 * np.sqrt(lap["epsilon"] * math.log(1 / 0.9)) + 2.0**-29  # printed Lemma 4.8
+    want = 2 * np.sqrt(lap["epsilon"] * math.log(1 / 0.9)) + 300 * 2.0**-49  # printed 4.8
     np.testing.assert_allclose(lap["record_epsilon"], want, rtol=1e-12)
 
 
@@ -257,12 +279,15 @@ def test_basic_snapped_epsilon_is_mironovs_theorem_1(eps, r):
     mech = mechanisms.get("basic-snapped")
     settings = mech.settings(value_range=r, centre=2.0)
     want = eps + 2.0**-49 * (eps / 2 + 10)
-    assert mech.exact_epsilon(settings, eps) == pytest.approx(want, rel=1e-15)
+    assert mech.exact_epsilon(settings, eps) == pytest.approx(want, rel=1e-15, abs=0)
     g = mech.guarantee(settings, SHAPE, eps)
-    assert g.record_epsilon == pytest.approx(want, rel=1e-15)
-    assert g.worker_epsilon == pytest.approx(SHAPE.max_records_per_worker * want, rel=1e-15)
+    assert g.record_epsilon == pytest.approx(want, rel=1e-15, abs=0)
+    assert g.worker_epsilon == pytest.approx(SHAPE.max_records_per_worker * want, rel=1e-15,
+                                             abs=0)
     with pytest.raises(ValueError, match="value-range"):
         mech.guarantee(mech.settings(), SHAPE, eps)
+    with pytest.raises(ValueError, match="reach"):  # 2B + Λ above the noise's reach, 708 R/ε
+        mech.exact_epsilon(settings, 700.0)
 
 
 def test_basic_snapped_release_clamps_to_the_public_range_and_lies_on_its_grid():
@@ -279,3 +304,48 @@ def test_basic_snapped_release_clamps_to_the_public_range_and_lies_on_its_grid()
 
     assert stats.ks_2samp(out[:, 1], out[:, 2]).pvalue > 1e-3
     assert stats.ks_2samp(out[:, 0], out[:, 1]).pvalue < 1e-6
+
+
+# --- the snapping sampler's noise: Mironov's U* --------------------------------------------------
+
+
+def test_standard_laplace_is_laplace_with_exact_binades_and_a_sign():
+    from scipy import stats
+
+    from crowdpriv.release import snap, snapped_laplace, standard_laplace, uniform_doubles
+
+    rng = np.random.default_rng(11)
+    draws = standard_laplace(rng, 200_000)
+    assert stats.kstest(draws, stats.laplace.cdf).pvalue > 1e-3
+    u = uniform_doubles(rng, 400_000)
+    binade = -np.floor(np.log2(u)).astype(int)  # u in [2^−e, 2^(1−e))
+    counts = np.bincount(binade, minlength=8)[1:8]
+    want = 400_000 * 2.0 ** -np.arange(1, 8)
+    assert stats.chisquare(counts, want * counts.sum() / want.sum()).pvalue > 1e-3
+    # within a binade the mantissa is uniform: U* is a real uniform rounded down to a double
+    within = u[binade == 3] * 8 - 1
+    assert stats.kstest(within, "uniform").pvalue > 1e-3
+    # the snapped sampler draws exactly these
+    x = np.linspace(-3, 3, 50)
+    np.testing.assert_array_equal(
+        snapped_laplace(x, 2.5, bound=30.0, rng=np.random.default_rng(4)),
+        snap(x, standard_laplace(np.random.default_rng(4), 50) * 2.5, 2.5, bound=30.0))
+
+
+def test_uniform_doubles_follows_leading_zeros_across_words():
+    """Scripted bits: a word with its top bit set is the binade [1/2, 1); an all-zero word adds
+    53 leading zeros; the mantissa fills the binade; U* never reaches 0 or 1."""
+    from crowdpriv.release import LAPLACE_REACH, uniform_doubles
+
+    class Scripted:
+        def __init__(self, *arrays):
+            self.arrays = list(arrays)
+
+        def integers(self, low, high, size, dtype):
+            return np.asarray(self.arrays.pop(0), dtype=dtype).reshape(size)
+
+    top, one = 2**52, 1
+    words, refill, mantissa = [top, one, 0], [2**51], [0, 2**52 - 1, 0]
+    u = uniform_doubles(Scripted(words, refill, mantissa), 3)
+    assert u[0] == 0.5 and u[1] == (2.0 - 2.0**-52) * 2.0**-53 and u[2] == 2.0**-(53 + 2)
+    assert LAPLACE_REACH == pytest.approx(-math.log(2.0**-1022))

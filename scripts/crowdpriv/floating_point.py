@@ -21,6 +21,7 @@ from .mechanisms.mf import MFPrepared, mf_prepare
 from .mechanisms.mf_snapped import mf_snapped_rhs
 from .mechanisms.pptd import perturb, pptd_apply
 from .mechanisms.rr_exact import rr_exact_apply, rr_exact_draws, rr_thresholds
+from .release import standard_laplace
 
 __all__ = ["lp_float32_support", "pptd_float64_support", "basic_float64_support",
            "mf_eta_support", "snapped_release_support", "mf_snapped_support",
@@ -30,7 +31,9 @@ __all__ = ["lp_float32_support", "pptd_float64_support", "basic_float64_support"
 class _Replay:
     """A generator stand-in that returns given standard Laplace draws L: ``laplace(loc, scale)``
     gives ``loc + scale * L`` with numpy's own arithmetic (its float64 Laplace is
-    ``loc + scale * log(...)``: the same bits), ``integers`` zeros (a NULL fill never used)."""
+    ``loc + scale * log(...)``: the same bits), ``standard_laplace`` L itself (the release
+    samplers' :func:`crowdpriv.release.standard_laplace`), ``integers`` zeros (a NULL fill
+    never used)."""
 
     def __init__(self, draws):
         self.draws = np.asarray(draws, dtype=np.float64)
@@ -40,6 +43,10 @@ class _Replay:
 
     def integers(self, low, high=None, size=None, dtype=np.int64):
         return np.zeros(size, dtype=dtype)
+
+    def standard_laplace(self, size):
+        """The draws :func:`crowdpriv.release.standard_laplace` would make."""
+        return np.reshape(self.draws, size)
 
 
 def lp_float32_support(epsilon: float, domain_size: int, *, answer: int, other: int,
@@ -136,7 +143,7 @@ def mf_snapped_support(epsilon: float, domain_size: int, settings, *, samples: i
         prep = mf_prepare(row[None], v, domain_size=k, ridge=settings.ridge)
         preps[which] = MFPrepared(np.repeat(prep.solver, samples, axis=0),
                                   np.repeat(prep.rhs, samples, axis=0), v, k)
-    y = mf_snapped_rhs(preps["D"], rng.laplace(0.0, 1.0, size=(samples, d)), epsilon, settings)
+    y = mf_snapped_rhs(preps["D"], standard_laplace(rng, (samples, d)), epsilon, settings)
     return support_share(y, lambda t: mf_snapped_rhs(preps["D'"], t, epsilon, settings),
                          dtype=np.float64)
 

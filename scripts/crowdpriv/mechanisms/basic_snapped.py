@@ -6,7 +6,8 @@ release needs Δ fixed in advance. Here the user states a public ``value_range``
 and ``centre`` c in the claims' units (no per-object normalisation: it is computed from the
 data); each claim is centred, clamped to the public range [−R/2, R/2] (exact: R/2 is a double
 and the clamp is applied after the centring's rounding), and released by Mironov's snapping
-mechanism (:mod:`crowdpriv.release`) with scale λ = R/ε: Lap(λ) added, rounded to the nearest
+mechanism (:mod:`crowdpriv.release`) with scale λ = R/ε: Lap(λ) added (Mironov's own sampler of
+it, :func:`crowdpriv.release.standard_laplace`), rounded to the nearest
 multiple of Λ (the smallest power of two ≥ λ), clamped to [−B, B] with B = R/2 + 10λ (an
 output is clamped with probability below e^−10/2), the centre added back.
 
@@ -26,7 +27,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import ParameterError, check_positive
-from ..release import snap, snapping_epsilon, snapping_grid
+from ..release import (
+    LOG_CAVEAT,
+    snap,
+    snapping_epsilon,
+    snapping_grid,
+    snapping_reaches,
+    standard_laplace,
+)
 from ._base import Claimed, DataShape, Guarantee, LawCheck, Mechanism, basic_composition, setting
 from .priscrowd import CLAIM_NEIGHBOURS
 
@@ -63,8 +71,14 @@ class BasicSnappedSettings:
 
 
 def basic_snapped_bound(epsilon: float, value_range: float) -> float:
-    """B = R/2 + 10 R/ε around the centre."""
-    return value_range / 2.0 + BASIC_CLAMP_SCALES * value_range / epsilon
+    """B = R/2 + 10 R/ε around the centre; ε too large for the sampler's reach (2B + Λ above
+    708 R/ε: ε above about 680) is refused (:func:`crowdpriv.release.snapping_reaches`)."""
+    bound = value_range / 2.0 + BASIC_CLAMP_SCALES * value_range / epsilon
+    if not snapping_reaches(value_range / epsilon, bound):
+        raise ParameterError("epsilon", epsilon, f"basic-snapped: ε = {epsilon:g} is too large "
+                             "for the snapping sampler's reach (its noise must carry every "
+                             "claim of the range to both clamps)")
+    return bound
 
 
 def basic_snapped_release(claims, epsilon: float, *, value_range: float, centre: float, rng):
@@ -74,7 +88,7 @@ def basic_snapped_release(claims, epsilon: float, *, value_range: float, centre:
     half = value_range / 2.0
     inside = np.clip(x - centre, -half, half)
     scale = value_range / epsilon
-    noise = rng.laplace(0.0, 1.0, size=x.shape) * scale  # the bits of rng.laplace(0, scale)
+    noise = standard_laplace(rng, x.shape) * scale  # Theorem 1's sampler of Lap(R/ε)
     out = centre + snap(inside, noise, scale, bound=basic_snapped_bound(epsilon, value_range))
     return np.where(np.isnan(x), np.nan, out)
 
@@ -134,7 +148,7 @@ class BasicSnapped(Mechanism):
                    f"{snapping_grid(r / epsilon):g}, clamp B = "
                    f"{basic_snapped_bound(epsilon, r):g}: "
                    f"ε* = R/λ + 2^−49 B/λ = {record:.17g} (crowdpriv.mechanisms.basic_snapped)"),
-            caveats=("claims outside the public range are clamped to it",
+            caveats=(LOG_CAVEAT, "claims outside the public range are clamped to it",
                      "no per-object normalisation (it would be computed from the data)"))
 
     def ledger_text(self, settings, epsilon, *, domain_size=None):

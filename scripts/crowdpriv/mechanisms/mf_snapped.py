@@ -8,30 +8,35 @@ post-processing of it:
 
     r_k = c_k + snap(b_k − c_k),  c_k = (|Γ| − 1)/2 · Σ_j v_kj,   u = (G_i + λI)⁺ r,
 
-where snap clamps to [−B, B], adds Lap(λ_n) with λ_n = |Γ|/ε (numpy's float64 Laplace, drawn
-ε-free as Lap(1) and scaled: the same bits as ``rng.laplace(0, λ_n)``), rounds to the nearest
-multiple of Λ (the smallest power of two ≥ λ_n) and clamps again.
+where snap clamps to [−B_k, B_k], adds Lap(λ_n) with λ_n = |Γ|/ε (drawn ε-free as Lap(1) by
+Mironov's own sampler, :func:`crowdpriv.release.standard_laplace`, and scaled), rounds to the
+nearest multiple of Λ (the smallest power of two ≥ λ_n) and clamps again.
 
-The clamp bound must not depend on the data. c_k and B depend only on the public V, |Γ|, n
-and ε: whatever a worker answered, |b_k − c_k| ≤ (|Γ| − 1)/2 Σ_j |v_kj| ≤ (|Γ| − 1)/2 · n ·
-max_j ‖v_j‖₁, so B = (|Γ| − 1)/2 · n · l1 + 10 λ_n (:func:`mf_snapped_bound`; the |T_i| of the
-brief's bound |T_i|(|Γ| − 1) max|v| is the worker's own, hence data: n, all tasks, replaces it)
-never clamps an input and clamps an output with probability below e^−10/2.
+The clamp bound must not depend on the data. c_k and B_k depend only on the public V, |Γ|
+and ε: whatever a worker answered, |b_k − c_k| ≤ (|Γ| − 1)/2 · Σ_j |v_kj| (the |T_i| of a bound
+|T_i| (|Γ| − 1) max|v| is the worker's own, hence data: all n tasks replace it), so
+B_k = (|Γ| − 1)/2 · Σ_j |v_kj| + 10 λ_n never clamps an input and clamps an output with
+probability below e^−10/2 (:func:`mf_coordinate_bounds`). The sampler's noise reaches 708 λ_n
+(:data:`crowdpriv.release.LAPLACE_REACH`): every output must stay reachable from every input,
+so B_k is capped at (708 λ_n − Λ)/2; at a large ε (λ_n small against the spread of b) the cap
+clamps inputs, a cost in utility, none in privacy (a clamp moves neighbours no further apart).
 
 Exact ε for a changed answer value (T_i fixed, so G_i fixed). One answer a_j moving by at most
 |Γ| − 1 moves coordinate k of b by at most Δ_kj = (|Γ| − 1)|v_kj|. Mironov (CCS 2012)
-Theorem 1 for coordinate k with sensitivity Δ_kj: Δ_kj/λ_n + 2^−49 B/λ_n. The d coordinates
+Theorem 1 for coordinate k with sensitivity Δ_kj: Δ_kj/λ_n + 2^−49 B_k/λ_n. The d coordinates
 draw independent noise, so their costs add (basic composition), and the worst task gives
 
     ε* = ((|Γ| − 1) max_j ‖v_j‖₁ + S)/λ_n + d 2^−49 B/λ_n ≈ ε (|Γ| − 1) l1/|Γ|,
 
-where S bounds the floating point of the inputs the theorem sees, fl(fl(b_k) − c_k) for two
-neighbours, summed over k: b_k is a float64 dot product of n terms (error ≤ γ_n Σ_j |a_j v_kj|,
-γ_n = n u/(1 − n u), u = 2^−53, in any summation order), and the centring adds u|b_k − c_k| ≤ u B
-per value: S = 2 γ_{n+1} (|Γ| − 1) n l1 + 2 d u (1 + u) B (:func:`mf_snapped_epsilon`). V must
-satisfy ‖v_j‖₁ ≤ l1 (1 + 2^−40), which V drawn by
-:func:`crowdpriv.mechanisms.mf.draw_task_profiles` does (its rounding is below (d + 2) u);
-the sampler refuses any other V.
+with B ≥ every B_k (:func:`mf_snapped_bound`: n l1 for Σ_j |v_kj|) and S a bound on the
+floating point of the inputs the theorem sees, fl(fl(b_k) − c_k) for two neighbours, summed
+over k: b_k is a float64 dot product of n terms (error ≤ γ_n Σ_j |a_j v_kj|, γ_n = n u/(1 − n u),
+u = 2^−53, in any summation order), and the centring adds at most u (|b_k − c_k| + ...) per
+value: S = 2 γ_{n+1} (|Γ| − 1) n l1 + 2 d u (1 + u) ((|Γ| − 1)/2 n l1 + 10 λ_n)
+(:func:`mf_snapped_epsilon`; l1 with a relative slack 2^−40). V must satisfy
+‖v_j‖₁ ≤ l1 (1 + 2^−40), which V drawn by :func:`crowdpriv.mechanisms.mf.draw_task_profiles`
+does (its rounding is below (d + 2) u); the sampler refuses any other V. Theorem 1 assumes a
+correctly rounded log, which the C library's is not proved to be (:mod:`crowdpriv.release`).
 
 Not covered. A NULL that becomes an answer changes T_i, hence G_i and the solve itself, and
 u then has no bounded density ratio (LDP-sparse Definition 2.1's NULL neighbours): the
@@ -46,14 +51,14 @@ import math
 import numpy as np
 
 from .._checks import ParameterError
-from ..release import snap, snapping_grid
+from ..release import LAPLACE_REACH, LOG_CAVEAT, snap, snapping_grid, standard_laplace
 from ._base import Claimed, DataShape, Guarantee, LawCheck, Mechanism, Perturbed
 from ._codes import check_epsilon
 from .lp import CELL_NEIGHBOURS
 from .mf import MF, MFPrepared, MFSettings, mf_prepare
 
-__all__ = ["MFSnapped", "mf_snapped_bound", "mf_snapped_epsilon", "mf_snapped_rhs",
-           "MF_CLAMP_SCALES", "PROFILE_NORM_SLACK"]
+__all__ = ["MFSnapped", "mf_snapped_bound", "mf_coordinate_bounds", "mf_snapped_epsilon",
+           "mf_snapped_rhs", "MF_CLAMP_SCALES", "PROFILE_NORM_SLACK"]
 
 #: Noise scales between the largest |b_k − c_k| and the clamp bound B.
 MF_CLAMP_SCALES = 10.0
@@ -62,9 +67,25 @@ PROFILE_NORM_SLACK = 2.0**-40
 _U = 2.0**-53
 
 
+def _reach_cap(scale: float) -> float:
+    """The largest clamp the sampler's noise reaches from every input: (708 λ − Λ)/2, with the
+    margin of :func:`crowdpriv.release.snapping_reaches`."""
+    return (LAPLACE_REACH * scale * (1.0 - 2.0**-40) - snapping_grid(scale)) / 2.0
+
+
 def mf_snapped_bound(epsilon: float, domain: int, n_tasks: int, l1_norm: float) -> float:
-    """B = (|Γ| − 1)/2 · n · l1 + 10 |Γ|/ε: above any |b_k − c_k| by ten noise scales."""
-    return (domain - 1) / 2.0 * n_tasks * l1_norm + MF_CLAMP_SCALES * domain / epsilon
+    """The largest clamp bound of any coordinate, B = min((|Γ| − 1)/2 · n · l1 (1 + 2^−40) +
+    10 λ, (708 λ − Λ)/2), λ = |Γ|/ε: what the guarantee's Theorem 1 term uses."""
+    scale = domain / epsilon
+    spread = (domain - 1) / 2.0 * n_tasks * l1_norm * (1.0 + PROFILE_NORM_SLACK)
+    return min(spread + MF_CLAMP_SCALES * scale, _reach_cap(scale))
+
+
+def mf_coordinate_bounds(profiles, domain: int, epsilon: float) -> np.ndarray:
+    """B_k = min((|Γ| − 1)/2 · Σ_j |v_kj| + 10 λ, (708 λ − Λ)/2) per coordinate (public: V)."""
+    scale = domain / epsilon
+    spread = (domain - 1) / 2.0 * np.abs(np.asarray(profiles, dtype=np.float64)).sum(axis=-1)
+    return np.minimum(spread + MF_CLAMP_SCALES * scale, _reach_cap(scale))
 
 
 def mf_snapped_epsilon(epsilon: float, domain: int, n_tasks: int, d: int,
@@ -75,8 +96,9 @@ def mf_snapped_epsilon(epsilon: float, domain: int, n_tasks: int, d: int,
     lam = k / float(epsilon)
     bound = mf_snapped_bound(epsilon, k, n, l1_norm)
     norm = l1_norm * (1.0 + PROFILE_NORM_SLACK)
+    spread = (k - 1) / 2.0 * n * norm + MF_CLAMP_SCALES * lam
     gamma = (n + 1) * _U / (1.0 - (n + 1) * _U)
-    slack = 2.0 * gamma * (k - 1) * n * norm + 2.0 * d * _U * (1.0 + _U) * bound
+    slack = 2.0 * gamma * (k - 1) * n * norm + 2.0 * d * _U * (1.0 + _U) * spread
     return ((k - 1) * norm + slack) / lam + d * 2.0**-49 * bound / lam
 
 
@@ -87,10 +109,11 @@ def _centre(profiles, domain: int) -> np.ndarray:
 
 def mf_snapped_rhs(prepared: MFPrepared, draws, epsilon, settings) -> np.ndarray:
     """r = c + snap(b − c) per worker and coordinate (shape (..., m, d)) from standard Laplace
-    ``draws`` of that shape (ε-free; the noise is λ_n times them)."""
+    ``draws`` of that shape (ε-free, :func:`crowdpriv.release.standard_laplace`; the noise is
+    λ times them), each coordinate clamped to its own B_k (:func:`mf_coordinate_bounds`)."""
     eps = float(check_epsilon(epsilon))
     v = prepared.profiles
-    k, n = prepared.domain_size, v.shape[-1]
+    k = prepared.domain_size
     norms = np.abs(v).sum(axis=0)
     if (norms > settings.l1_norm * (1.0 + PROFILE_NORM_SLACK)).any():
         raise ParameterError("profiles", float(norms.max()),
@@ -98,7 +121,7 @@ def mf_snapped_rhs(prepared: MFPrepared, draws, epsilon, settings) -> np.ndarray
                              f"every task (its guarantee assumes it), got {norms.max()!r}")
     scale = k / eps
     centre = _centre(v, k)
-    bound = mf_snapped_bound(eps, k, n, settings.l1_norm)
+    bound = mf_coordinate_bounds(v, k, eps)
     return centre + snap(prepared.rhs - centre, np.asarray(draws) * scale, scale, bound=bound)
 
 
@@ -116,6 +139,11 @@ class MFSnapped(MF):
     release_with = None
 
     release = Mechanism.release  # the dense output in float64 from the codes' sampler
+
+    def draws(self, codes, settings, *, rng, domain_size, state=None, dtype=np.float32,
+              out=None):
+        """Standard Laplace per worker and coordinate, drawn as Theorem 1 assumes."""
+        return standard_laplace(rng, state.rhs.shape)
 
     def apply(self, codes, draws, epsilon, settings, *, domain_size, state=None):
         states, all_draws = ([state], [draws]) if isinstance(state, MFPrepared) else (state,
@@ -151,13 +179,14 @@ class MFSnapped(MF):
             ideal_record_epsilon=float("inf"), float_safe=True,
             basis=(f"a changed answer value (T_i fixed): ε* = {value:.17g} exactly (Mironov "
                    f"2012 Theorem 1 in each of the d = {settings.d} coordinates of b, "
-                   f"sensitivity (|Γ| − 1)|v_kj|, clamp B = {bound:g}, grid "
+                   f"sensitivity (|Γ| − 1)|v_kj|, clamps B_k ≤ {bound:g}, grid "
                    f"{snapping_grid(domain_size / epsilon):g}, composed; "
                    "crowdpriv.mechanisms.mf_snapped); the solve is post-processing. A NULL "
                    "that becomes an answer changes G_i, hence the solve: the densities of u "
                    "differ by an unbounded factor, so Definition 2.1's NULL neighbours get "
                    "ε = ∞ in exact arithmetic as well"),
-            caveats=("a change between NULL and an answer is not covered (Theorem 4's proof "
+            caveats=(LOG_CAVEAT,
+                     "a change between NULL and an answer is not covered (Theorem 4's proof "
                      "holds T_i fixed)",
                      f"a changed answer value costs ε* = {value:.6g} (snapped b − η, exact)"))
 
@@ -227,12 +256,15 @@ class MFSnapped(MF):
         prep = self.prepare(row, settings, domain_size=k, profiles=v)
         scale = k / float(epsilon)
         grid = 2.0 ** math.ceil(math.log2(scale))  # written here, not read from the sampler
-        bound = (k - 1) / 2.0 * n_tasks * settings.l1_norm + 10.0 * scale
+        # each coordinate's clamp: half its answers' range plus ten scales, within the reach
+        reach = (LAPLACE_REACH * scale * (1.0 - 2.0**-40) - grid) / 2.0
+        bounds = np.minimum((k - 1) / 2.0 * np.abs(v).sum(axis=1) + 10.0 * scale, reach)
         centre = (k - 1) / 2.0 * v.sum(axis=1)
         gram = np.linalg.inv(prep.solver[0])
 
         def coordinate(j):
-            x = prep.rhs[0, j] - centre[j]
+            bound = bounds[j]
+            x = np.clip(prep.rhs[0, j] - centre[j], -bound, bound)
             lo_j, hi_j = np.floor(-bound / grid) - 1, np.ceil(bound / grid) + 1
             points = grid * np.arange(lo_j, hi_j + 1)
             edges = np.concatenate([[-np.inf], points[:-1] + grid / 2, [np.inf]])

@@ -11,9 +11,10 @@ This member is a different mechanism, named as such: every record of every user 
 Laplace noise with the same per-record marginal, scale σ = 1/√(2λ2), λ2 from Theorem 4.10 at
 ε (:func:`.pptd.lambda2_from_epsilon`, Lemma 4.8's reading in the settings), sampled by
 Mironov's snapping mechanism (:mod:`crowdpriv.release`): the claim is centred on a public
-``centre``, clamped to [−B, B] (``bound``: public, default 2^20 σ, so a claim is clamped only
-2^20 noise scales from the centre), Lap(σ) added, rounded to the nearest multiple of Λ (the
-smallest power of two ≥ σ), clamped again, and the centre added back.
+``centre``, clamped to [−B, B] (``bound``: public, default 300 σ; at most about 353 σ, the
+reach of the sampler's noise, :func:`crowdpriv.release.snapping_reaches`), Lap(σ) added
+(Mironov's own sampler, :func:`crowdpriv.release.standard_laplace`), rounded to the nearest
+multiple of Λ (the smallest power of two ≥ σ), clamped again, and the centre added back.
 
 Exact ε per record, for two records at distance at most Δ_s (PPTD Definitions 4.6-4.7 with
 Lemma 4.8): Mironov (CCS 2012) Theorem 1 with sensitivity Δ_s + ς,
@@ -35,7 +36,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._checks import ParameterError, check_positive
-from ..release import snap, snapping_epsilon, snapping_grid
+from ..release import (
+    LAPLACE_REACH,
+    LOG_CAVEAT,
+    snap,
+    snapping_epsilon,
+    snapping_grid,
+    snapping_reaches,
+    standard_laplace,
+)
 from ._base import Claimed, DataShape, Guarantee, LawCheck, Mechanism, basic_composition, setting
 from .pptd import (
     RECORD_NEIGHBOURS,
@@ -47,8 +56,9 @@ from .pptd import (
 
 __all__ = ["PPTDLaplace", "PPTDLaplaceSettings", "pptd_laplace_release", "DEFAULT_BOUND_SCALES"]
 
-#: The default clamp bound B in noise scales σ around the centre.
-DEFAULT_BOUND_SCALES = 2.0**20
+#: The default clamp bound B in noise scales σ around the centre (the sampler's noise reaches
+#: 708 σ, so B may be at most about 353 σ: :func:`crowdpriv.release.snapping_reaches`).
+DEFAULT_BOUND_SCALES = 300.0
 _U = 2.0**-53
 
 
@@ -56,11 +66,11 @@ _U = 2.0**-53
 class PPTDLaplaceSettings(PPTDSettings):
     """PPTD's settings (λ1 required, Lemma 4.8's ``b``, ``eta``, the ``delta`` of Theorem
     4.10's mapping, the ``sensitivity`` reading) and the snapping mechanism's public
-    ``centre`` and clamp ``bound`` (None: 2^20 noise scales), in the claims' units."""
+    ``centre`` and clamp ``bound`` (None: 300 noise scales), in the claims' units."""
 
     centre: float = setting(0.0, "public centre of the claims for the snapping clamp")
     bound: float | None = setting(None, "public clamp half-width B around the centre "
-                                        "(default 2^20 noise scales)", type=float)
+                                        "(default 300 noise scales)", type=float)
 
     def __post_init__(self):
         super().__post_init__()
@@ -75,7 +85,7 @@ def pptd_laplace_release(claims, scale: float, *, centre: float, bound: float, r
     """Independent Lap(``scale``) noise on every claim by the snapping mechanism, around the
     public ``centre`` with clamp ``bound`` (``NaN`` = no claim, kept)."""
     x = np.asarray(claims, dtype=np.float64)
-    noise = rng.laplace(0.0, 1.0, size=x.shape) * scale  # the bits of rng.laplace(0, scale)
+    noise = standard_laplace(rng, x.shape) * scale  # Theorem 1's sampler of Lap(scale)
     out = centre + snap(x - centre, noise, scale, bound=bound)
     return np.where(np.isnan(x), np.nan, out)
 
@@ -116,10 +126,17 @@ class PPTDLaplace(Mechanism):
                                          eta=settings.eta, sensitivity=settings.sensitivity))
 
     def bound(self, settings, epsilon) -> float:
-        """The clamp bound B (public): the setting, or 2^20 σ."""
-        if settings.bound is not None:
-            return float(settings.bound)
-        return DEFAULT_BOUND_SCALES * self.scale(settings, epsilon)
+        """The clamp bound B (public): the setting, or 300 σ; a bound beyond the sampler's
+        reach (2B + Λ > 708 σ) is refused."""
+        sigma = self.scale(settings, epsilon)
+        bound = DEFAULT_BOUND_SCALES * sigma if settings.bound is None else float(settings.bound)
+        if not snapping_reaches(sigma, bound):
+            raise ParameterError("bound", bound, f"pptd-laplace: the clamp bound must be at most "
+                                 f"about {LAPLACE_REACH / 2:.0f} noise scales ("
+                                 f"{(LAPLACE_REACH * sigma - snapping_grid(sigma)) / 2:.6g} at "
+                                 f"ε = {epsilon:g}), so that every claim's noise reaches both "
+                                 "clamps")
+        return bound
 
     def record_epsilon(self, settings, epsilon) -> float:
         """ε* per record (module docstring)."""
@@ -169,7 +186,7 @@ class PPTDLaplace(Mechanism):
                      "Alg. 2's per-record scale (Alg. 2 shares one variance per user)",
                      "records further apart than Δ_s are not covered (PPTD's neighbours)",
                      "λ1 must come from prior knowledge, not from the data",
-                     "claims more than B from the centre are clamped"))
+                     "claims more than B from the centre are clamped", LOG_CAVEAT))
 
     def ledger_text(self, settings, epsilon, *, domain_size=None):
         return {"theorem": "independent Laplace(1/√(2λ2)) per record, λ2 from PPTD Theorem 4.10 "
