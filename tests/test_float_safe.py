@@ -349,3 +349,36 @@ def test_uniform_doubles_follows_leading_zeros_across_words():
     u = uniform_doubles(Scripted(words, refill, mantissa), 3)
     assert u[0] == 0.5 and u[1] == (2.0 - 2.0**-52) * 2.0**-53 and u[2] == 2.0**-(53 + 2)
     assert LAPLACE_REACH == pytest.approx(-math.log(2.0**-1022))
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
+def test_lp_snapped_exact_epsilon_as_run_is_within_theorem_1(eps):
+    """LP's snapped release (k = 5 labels) as it runs, its output law counted over every draw
+    of U* and both signs with the C library's log: the exact ε per cell lies between the ideal
+    (|Γ| − 1)ε/|Γ| and Mironov's Theorem 1 bound (|Γ| − 1)ε/|Γ| + 2^−49 B ε/|Γ|."""
+    from crowdpriv.floating_point import _Replay, snapped_exact_epsilon, snapped_output_law
+    from crowdpriv.mechanisms.lp_snapped import lp_release
+
+    k = 5
+
+    def run(value, draw):
+        return float(lp_release(np.array([[value]]), eps, k, _Replay([draw]))[0, 0])
+
+    exact = snapped_exact_epsilon(run, [float(v) for v in range(k)])
+    bound = (k - 1) / 2 + 10 * k / eps
+    theorem = (k - 1) * eps / k + 2.0**-49 * bound * eps / k
+    assert (k - 1) * eps / k <= exact <= theorem
+    law = snapped_output_law(run, 0.0)
+    assert min(law) == -bound + 2 and max(law) == bound + 2  # the clamps, around the centre 2
+
+    def unsnapped(value, draw):  # the same noise without the grid: outputs differ per input
+        return value + draw * k / eps
+
+    with pytest.raises(ValueError, match="not a release on a grid"):
+        snapped_output_law(unsnapped, 0.0, binades=4)
+
+    def unclamped(value, draw):  # snapped but never clamped: the far tail is no single output
+        return 8.0 * np.round((value + draw * k / eps) / 8.0)
+
+    with pytest.raises(ValueError, match="clamp"):
+        snapped_output_law(unclamped, 0.0, binades=4)

@@ -7,9 +7,13 @@ Each test runs the code that runs: LP's float32 sweep sampler as drawn (``lp_dra
 ``lp_apply``), PPTD's Alg. 2 (``pptd_apply``), Basic (``basic_release``), MF's float64 b − η,
 and every release sampler of ``crowdpriv perturb`` (snapped or with integer thresholds), whose
 share must be 0. :func:`crowdpriv.audits.floating_point_rows` turns them into audit rows.
+:func:`snapped_exact_epsilon` goes further for a snapped release with finitely many inputs
+(LP's labels): the exact ε of the sampler that runs, its output law counted over every draw.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -25,7 +29,7 @@ from .release import standard_laplace
 
 __all__ = ["lp_float32_support", "pptd_float64_support", "basic_float64_support",
            "mf_eta_support", "snapped_release_support", "mf_snapped_support",
-           "integer_rr_support"]
+           "integer_rr_support", "snapped_output_law", "snapped_exact_epsilon"]
 
 
 class _Replay:
@@ -160,3 +164,68 @@ def integer_rr_support(epsilon, domain_size: int, *, value: int, other: int,
     q, keep = (int(c) for c in rr_thresholds(epsilon, k))
     count = np.where(y == other, keep, q)
     return SupportResult(int((count <= 0).sum()), samples)
+
+
+#: Distinct outputs one binade of U* may give a snapped release (a grid has few).
+MAX_OUTPUTS = 10_000
+
+
+def snapped_output_law(run, value, *, binades: int = 80) -> dict:
+    """The exact output law of a snapped release as it runs, for one input: ``{output:
+    Fraction}``, counted over every draw of :func:`crowdpriv.release.standard_laplace`.
+
+    ``run(value, L)`` is the release's output for the standard Laplace draw L = ±LN(U*)
+    (the member's own code fed through :class:`_Replay`), non-decreasing in L. U* is in the
+    binade [2^−e, 2^(1−e)) with probability 2^−e and uniform over its 2^52 mantissas there, each
+    sign has probability 1/2; in a binade the output is monotone in the mantissa, so each
+    output's mantissas form a run whose ends bisection finds. Beyond ``binades`` every draw must
+    give the clamp (checked at U* = 2^−1022), whose mass 2^−binades it takes. The total is 1
+    exactly (checked)."""
+    from fractions import Fraction
+
+    mantissas = 2**52
+    law: dict = {}
+    for sign in (1.0, -1.0):
+        for e in range(1, binades + 1):
+            def output(m, e=e, sign=sign):
+                u = math.ldexp(float(mantissas + m), -(52 + e))
+                return run(value, sign * math.log(u))
+            m, runs = 0, 0
+            while m < mantissas:
+                runs += 1
+                if runs > MAX_OUTPUTS:
+                    raise ValueError(f"more than {MAX_OUTPUTS} outputs in one binade: not a "
+                                     "release on a grid")
+                g = output(m)
+                lo, hi = m, mantissas - 1
+                if output(hi) == g:
+                    lo = hi
+                while hi - lo > 1:  # the last mantissa giving g
+                    mid = (lo + hi) // 2
+                    lo, hi = (mid, hi) if output(mid) == g else (lo, mid)
+                law[g] = law.get(g, 0) + Fraction(lo + 1 - m, mantissas * 2 ** (e + 1))
+                m = lo + 1
+        far = run(value, sign * math.log(2.0 ** -(binades + 1)))
+        if far != run(value, sign * math.log(2.0**-1022)):
+            raise ValueError(f"draws beyond binade {binades} do not all give the clamp")
+        law[far] = law.get(far, 0) + Fraction(1, 2 ** (binades + 1))
+    if sum(law.values()) != 1:
+        raise AssertionError("the output law does not sum to 1")
+    return law
+
+
+def snapped_exact_epsilon(run, values, *, binades: int = 80) -> float:
+    """The exact ε of a snapped release as it runs between every two of ``values`` (a finite
+    input set, e.g. LP's |Γ| labels): the largest log ratio of :func:`snapped_output_law`'s
+    probabilities of one output; ∞ if some output of one input is unreachable from another."""
+    laws = [snapped_output_law(run, v, binades=binades) for v in values]
+    worst = 0.0
+    for p in laws:
+        for q in laws:
+            for g, pg in p.items():
+                qg = q.get(g)
+                if qg is None:
+                    return math.inf
+                worst = max(worst, (math.log(pg.numerator) - math.log(pg.denominator))
+                            - (math.log(qg.numerator) - math.log(qg.denominator)))
+    return worst
