@@ -19,7 +19,12 @@ def _answers(k=5, seed=0):
 
 
 def test_perturb_choices_are_the_registry_releases():
-    assert api.perturb_mechanisms() == ("lp", "lp-snapped", "rr", "two-layer", "mf", "pptd")
+    assert api.perturb_mechanisms() == ("lp", "lp-snapped", "rr", "two-layer", "mf", "pptd",
+                                        "rr-exact", "two-layer-exact", "mf-snapped",
+                                        "pptd-laplace", "basic-snapped")
+    assert api.release_mechanism("mf")[1].id == "mf-snapped"
+    assert api.release_mechanism("rr")[1].id == "rr-exact"
+    assert api.release_mechanism("two-layer")[1].id == "two-layer-exact"
     assert api.release_mechanism("lp")[1].id == "lp-snapped"
     assert api.release_mechanism("LP")[1].id == "lp-snapped"  # an alias at the edge
     with pytest.raises(ValueError, match="basic.* has no release"):
@@ -63,7 +68,7 @@ def test_settings_reach_the_sampler_and_unknown_ones_are_refused():
                                 audit=False, spread=0.25)
     assert out.ledger["parameters"]["spread"] == 0.25
     assert out.ledger["guarantee"]["record_epsilon"] == pytest.approx(1.25)
-    with pytest.raises(ValueError, match="rr has no setting 'lambda1'"):
+    with pytest.raises(ValueError, match="rr-exact has no setting 'lambda1'"):  # the sampler
         crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, lambda1=2.0)
     with pytest.raises(ValueError, match="needs --domain"):
         crowdpriv.perturb(answers, "rr", epsilon=1.0)
@@ -75,7 +80,8 @@ def test_audit_caveats_cover_the_requested_member_and_the_sampler_that_runs():
     cases = api.audit_cases_for("lp", 1.0, 5)
     names = {c.mechanism for c in cases}
     assert names == {"LP", "LP release (snapped)"}
-    assert {c.mechanism for c in api.audit_cases_for("rr", 1.0, 5)} == {"RR"}
+    assert {c.mechanism for c in api.audit_cases_for("rr", 1.0, 5)} == {
+        "RR", "RR release (exact thresholds)"}
 
 
 def test_synthesize_reads_its_defaults_from_the_mechanism():

@@ -114,17 +114,121 @@ def test_closed_forms():
     assert 1.0 < two_layer_exact_epsilon(1.0, 5, spread=1.0) < 2.0
 
 
-def test_floating_point_support_gap_shows_whether_mironov_applies():
-    """Textbook float64 Laplace and the pipeline's float32 LP both leave outputs of one input
-    that the neighbour cannot produce; the same input can always reproduce its own outputs
-    (the check can fail)."""
-    from crowdpriv.audit import laplace_support_gap
+def _neighbours_reachable(y, other, dtype):
+    """The few-neighbours lemma, written here independently of crowdpriv.audit: y = fl(x' + t)
+    for some float t iff one of the floats around the float nearest to y − x' works (the
+    nearest computed exactly with fractions; two neighbours each side allow for the double
+    rounding of Fraction -> float64 -> float32)."""
+    from fractions import Fraction
+
+    dt = np.dtype(dtype).type
+    out = []
+    for value in np.asarray(y, dtype=dtype):
+        t0 = dt(float(Fraction(float(value)) - Fraction(float(other))))
+        cands = [t0]
+        for direction in (-np.inf, np.inf):
+            t = t0
+            for _ in range(2):
+                t = np.nextafter(t, dt(direction))
+                cands.append(t)
+        out.append(any(dt(dt(other) + c) == value for c in cands))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("dtype, other", [(np.float32, 4.0), (np.float64, 0.7), (np.float32, 0.0)])
+def test_bisection_agrees_with_the_few_neighbours_lemma(dtype, other):
+    from crowdpriv.audit import reachable
+
+    rng = np.random.default_rng(5)
+    y = (rng.laplace(0.0, 5.0, 3000) * rng.choice([1.0, 1e-6, 1e3], 3000)).astype(dtype)
+    got = reachable(y, lambda t: t + dtype(other), dtype=dtype)
+    np.testing.assert_array_equal(got, _neighbours_reachable(y, other, dtype))
+    assert got.all() if other == 0.0 else (~got).any()  # each side of the check happens
+
+
+def test_float_keys_are_the_order_of_the_floats():
+    from crowdpriv.audit import float_keys, keys_to_floats
+
+    for dtype in (np.float32, np.float64):
+        x = np.array([-np.inf, -3.5, -1e-30, -0.0, 0.0, 1e-300 if dtype == np.float64 else 1e-40,
+                      2.0, np.inf], dtype=dtype)
+        k = float_keys(x, dtype)
+        assert (np.diff(k) >= 0).all() and k[3] == k[4] == 0
+        np.testing.assert_array_equal(keys_to_floats(k, dtype), x)
+        assert keys_to_floats(float_keys(np.array([1.0], dtype), dtype) + 1, dtype)[0] == \
+            np.nextafter(dtype(1.0), dtype(2.0))
+
+
+def test_support_tests_find_the_leaks_of_the_float_samplers():
+    """LP's float32 sampler as drawn, PPTD's Alg. 2, Basic and MF's b − η leave outputs of one
+    input that the neighbour cannot produce; an input against itself never does (the check
+    can fail and can pass)."""
+    from crowdpriv import audit, mechanisms
+    from crowdpriv import floating_point as fp
 
     rng = np.random.default_rng(0)
-    assert laplace_support_gap(0.0, 1.0, 5.0, samples=300, rng=rng) > 0.3
-    assert laplace_support_gap(0.0, 4.0, 5.0, samples=300, float32=True, rng=rng) > 0.2
-    assert laplace_support_gap(0.0, 0.0, 5.0, samples=300, rng=rng) == 0.0
-    assert laplace_support_gap(0.0, 0.0, 5.0, samples=300, float32=True, rng=rng) == 0.0
+    assert fp.lp_float32_support(1.0, 5, answer=0, other=4, samples=500, rng=rng).share > 0.2
+    assert fp.lp_float32_support(1.0, 5, answer=4, other=0, samples=500, rng=rng).share > 0.01
+    assert fp.lp_float32_support(1.0, 5, answer=3, other=3, samples=500, rng=rng).share == 0
+    pptd = mechanisms.get("pptd")
+    settings = pptd.example_settings()
+    lam2, sens = pptd.lambda2(settings, 1.0), pptd.sensitivity(settings)
+    assert fp.pptd_float64_support(lam2, value=0.0, other=sens, samples=500,
+                                      rng=rng).share > 0.2
+    assert fp.pptd_float64_support(lam2, value=sens, other=sens, samples=500,
+                                      rng=rng).share == 0
+    assert fp.basic_float64_support(0.0, 1.0, 3.0, 1.0, samples=500, rng=rng).share > 0.1
+    assert fp.basic_float64_support(1.0, 1.0, 3.0, 1.0, samples=500, rng=rng).share == 0
+    mf = mechanisms.get("mf").settings(d=4)
+    assert fp.mf_eta_support(1.0, 5, mf, samples=300, rng=rng).share > 0.2
+    assert audit.laplace_float64_support(0.0, 4.0, 5.0, samples=500, rng=rng).share > 0.2
+
+
+def test_support_tests_pass_every_release_sampler_and_fail_an_unsnapped_one(monkeypatch):
+    from crowdpriv import floating_point as fp
+    from crowdpriv import mechanisms
+
+    rng = np.random.default_rng(1)
+    for mech_id, value, other, k in (("lp-snapped", 0.0, 4.0, 5), ("basic-snapped", 4.0, 14.0,
+                                                                     None),
+                                     ("pptd-laplace", 0.0, 2.14, None)):
+        mech = mechanisms.get(mech_id)
+        got = fp.snapped_release_support(mech, mech.example_settings(), 1.0, value=value,
+                                            other=other, domain_size=k, samples=500, rng=rng)
+        assert got.share == 0 and got.samples == 500
+    mf = mechanisms.get("mf-snapped").settings(d=4)
+    assert fp.mf_snapped_support(1.0, 5, mf, samples=300, rng=rng).share == 0
+    assert fp.integer_rr_support(1.0, 5, value=0, other=1, samples=500, rng=rng).share == 0
+    assert fp.integer_rr_support(2.0, 5, value=5, other=0, samples=500, rng=rng).share == 0
+
+    class Unsnapped:  # Laplace noise added in float64, no grid
+        def release(self, answers, epsilon, settings, *, rng, domain_size=None):
+            return answers + rng.laplace(0.0, 5.0 / epsilon, size=np.shape(answers))
+
+    got = fp.snapped_release_support(Unsnapped(), None, 1.0, value=0.0, other=4.0,
+                                        samples=500, rng=rng)
+    assert got.share > 0.2
+    # integer thresholds that give the other symbols no draw: outputs other than 1 unreachable
+    monkeypatch.setattr(fp, "rr_thresholds", lambda eps, k: (np.int64(0), np.int64(2**62)))
+    assert fp.integer_rr_support(1.0, 5, value=0, other=1, samples=200, rng=rng).share > 0.5
+
+
+def test_floating_point_rows_state_the_support_of_every_sampler():
+    from crowdpriv.audits import floating_point_rows
+
+    table = floating_point_rows({"real_domain_size": 5, "d": 4}, 1.0, seed=3, samples=400)
+    verdicts = dict(zip(table["mechanism"], table["verdict"]))
+    assert table["verdict"].tolist()[:2] == ["not claimed", "violated"]
+    assert verdicts["MF (floating point)"] == "not auditable"
+    for release in ("LP release (snapped)", "RR release (exact thresholds)",
+                    "2-Layer release (exact thresholds)", "MF release (snapped)",
+                    "PPTD i.i.d. Laplace (snapped)", "Basic release (snapped)"):
+        assert verdicts[release] == "not refuted", release
+    assert verdicts["Alg. 2 (floating point)"] == "violated"  # the share exceeds δ = 0.1
+    assert verdicts["Basic (floating point)"] == "violated"
+    violated = table.loc[table["verdict"] == "violated"]
+    assert np.isinf(violated["epsilon_lower_bound"]).all()
+    assert table.loc[table["verdict"] == "not refuted", "evidence"].str.startswith("0.0%").all()
 
 
 def test_snapping_release_sampler_is_exact_and_on_its_grid():

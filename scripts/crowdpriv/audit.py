@@ -22,7 +22,14 @@ when p′ = 0); :func:`resolvable_epsilon` gives the exact figure.
 
 Exact ε where a closed form exists (randomized response, Laplace per cell, mixtures of them)
 lives with each mechanism (:mod:`crowdpriv.mechanisms`, which writes its :class:`Case` s);
-nothing here knows a mechanism.
+nothing in the statistical audit knows a mechanism.
+
+The floating-point support tests at the end (Mironov, CCS 2012) are certain, not statistical:
+an output of the sampler that runs on input x that no draw can produce from the neighbour x'
+is an event of positive probability under x and probability 0 under x', so no finite ε holds
+(:func:`reachable` proves unreachability; :mod:`crowdpriv.floating_point` runs it on each
+sampler of the pipeline and of the releases: the mechanisms import this module, so it cannot
+import them).
 """
 
 from __future__ import annotations
@@ -42,6 +49,13 @@ __all__ = [
     "resolvable_epsilon",
     "choose_event",
     "audit",
+    "SupportResult",
+    "float_keys",
+    "keys_to_floats",
+    "first_draw_at_least",
+    "reachable",
+    "support_share",
+    "laplace_float64_support",
 ]
 
 
@@ -240,51 +254,117 @@ def audit(sample: Callable[[np.random.Generator, int, str], np.ndarray], *, rng,
                        delta, event.describe(statistic), resolvable_epsilon(n, confidence))
 
 
-def laplace_support_gap(loc: float, other: float, scale: float, *, samples: int = 2000,
-                        float32: bool = False, rng) -> float:
-    """Share of numpy's Laplace outputs for ``loc`` that the neighbouring input ``other`` can
-    never produce (Mironov, CCS 2012: textbook Laplace on doubles leaks through its support).
+# --- floating-point support tests (Mironov, CCS 2012) ------------------------------------------
 
-    numpy draws U = j / 2^53 and returns ``loc + scale * log(2U)`` (U < 1/2; the mirror image
-    above). An output y of M(loc) is reachable from ``other`` iff some j gives exactly y. A
-    positive share is a set S with P[M(loc) in S] > 0 = P[M(other) in S]: no finite ε. With
-    ``float32`` the pipeline's LP is modelled instead: the noise is cast to float32 and added
-    to the float32 answer, so y is reachable iff some j's noise rounds to a float32 m with
-    fl32(other + m) = y. Checks below-median outputs (the other half is the mirror image).
+
+@dataclass(frozen=True)
+class SupportResult:
+    """Outputs of M(D) that M(D′) cannot produce: ``unreachable`` of ``samples`` checked.
+
+    Each counted output is certainly unreachable (:func:`reachable`), so a positive count
+    exhibits an event S with P[M(D) ∈ S] > 0 = P[M(D′) ∈ S]: ε = ∞ at that neighbour for pure
+    DP, and for (ε, δ) whenever P[M(D) ∈ S] > δ (``share`` estimates it). A zero count is what
+    a float-safe sampler must give; it proves nothing by itself."""
+
+    unreachable: int
+    samples: int
+
+    @property
+    def share(self) -> float:
+        return self.unreachable / self.samples if self.samples else float("nan")
+
+
+_FLOAT_BITS = {np.dtype(np.float64): (np.int64, 0x7FF0000000000000, 0x7FFFFFFFFFFFFFFF, 64),
+               np.dtype(np.float32): (np.int32, 0x7F800000, 0x7FFFFFFF, 32)}
+
+
+def _float_type(dtype):
+    dt = np.dtype(dtype)
+    if dt not in _FLOAT_BITS:
+        raise ValueError(f"dtype must be float32 or float64, got {dt}")
+    return dt, _FLOAT_BITS[dt]
+
+
+def float_keys(values, dtype) -> np.ndarray:
+    """int64 keys of floats of ``dtype`` in their numerical order: consecutive floats get
+    consecutive keys, ±0 both get 0, ±inf are the extreme keys (NaN has none)."""
+    dt, (ints, _, magnitude, _) = _float_type(dtype)
+    bits = np.asarray(values, dtype=dt).view(ints).astype(np.int64)
+    return np.where(bits < 0, -(bits & magnitude), bits)
+
+
+def keys_to_floats(keys, dtype) -> np.ndarray:
+    """The floats of :func:`float_keys` (key 0 is +0)."""
+    dt, (ints, _, _, width) = _float_type(dtype)
+    k = np.asarray(keys, dtype=np.int64)
+    sign = np.int64(-(2 ** (width - 1)))
+    return np.where(k < 0, (-k) | sign, k).astype(ints).view(dt)
+
+
+def first_draw_at_least(sampler, outputs, dtype) -> np.ndarray:
+    """For each output y, the smallest float t of ``dtype`` (−inf .. +inf) with
+    ``sampler(t) >= y``, by bisection on :func:`float_keys` (64 steps at most); +inf where the
+    sampler never reaches y. ``sampler`` maps an array of draws (one per output) to outputs and
+    must be non-decreasing in each draw."""
+    dt, (_, infinity, _, _) = _float_type(dtype)
+    y = np.asarray(outputs)
+    lo = np.full(y.shape, -infinity - 1, dtype=np.int64)  # sampler(lo) < y (a sentinel)
+    hi = np.full(y.shape, infinity, dtype=np.int64)
+    with np.errstate(all="ignore"):
+        while True:
+            gap = hi > lo + 1  # not hi − lo: the float64 key range overflows int64
+            if not gap.any():
+                break
+            mid = np.where(gap, (lo >> 1) + (hi >> 1) + (lo & hi & 1), hi)
+            at_least = np.asarray(sampler(keys_to_floats(mid, dt))) >= y
+            hi = np.where(gap & at_least, mid, hi)
+            lo = np.where(gap & ~at_least, mid, lo)
+    return keys_to_floats(hi, dt)
+
+
+def reachable(outputs, sampler, *, dtype) -> np.ndarray:
+    """Whether some draw t (any float of ``dtype``) gives ``sampler(t) == y``, per output y.
+
+    ``sampler`` is the neighbour's sampler as a function of its free draw, evaluated with the
+    same floating-point operations the code runs, and non-decreasing in the draw (additions and
+    multiplications by a positive number rounded to nearest, clamps, rounding to a grid and
+    square roots all are; a decreasing one is passed as a function of −t).
+
+    Proof. The floats of a type are totally ordered and finite, and ``sampler`` is
+    non-decreasing on them, so its preimage of y is a run of consecutive floats; if it is not
+    empty its first element is the first t with ``sampler(t) >= y``, which bisection finds
+    exactly (:func:`first_draw_at_least`). So y is reachable iff ``sampler(t*) == y`` at that
+    t*: the answer is certain either way, with no assumption on how long the run is. Taking
+    every float as a possible draw over-approximates what the random-number generator can
+    produce, so "unreachable" stays certain for the real draws (and the share it counts is a
+    lower bound on the true one).
+
+    Remark (the few-neighbours lemma). For a sampler whose last step is one rounded addition,
+    y = fl(x' + t), the preimage of y is the set of floats t with x' + t in y's rounding cell, an
+    interval of reals containing c = y − x'. If it holds a float t*, it holds t0 = the float
+    nearest to c or a float neighbour of t0: a float strictly between t0 and t* would be nearer
+    to c than t0 unless it lies on t*'s side of c, hence in the interval. So checking t0 and its
+    two neighbours decides reachability there too; the tests check that both agree.
     """
-    import math
+    y = np.asarray(outputs)
+    t = first_draw_at_least(sampler, y, dtype)
+    with np.errstate(all="ignore"):
+        return np.asarray(sampler(t)) == y
 
-    two53 = float(2 ** 53)
-    hits = 0
-    noise = rng.laplace(0.0, scale, samples * 2)
-    noise = noise[noise < 0][:samples]
-    for n in noise:
-        if float32:
-            y = np.float32(np.float32(loc) + np.float32(n))
-            target = float(y) - other
-            reachable = False
-            base = np.float32(target)
-            for m in (np.nextafter(base, np.float32(-np.inf)), base,
-                      np.nextafter(base, np.float32(np.inf))):
-                if np.float32(np.float32(other) + m) != y:
-                    continue
-                lo = float(np.nextafter(m, np.float32(-np.inf))) / 2 + float(m) / 2
-                hi = float(np.nextafter(m, np.float32(np.inf))) / 2 + float(m) / 2
-                if hi >= 0:
-                    continue
-                j_lo = math.ceil(math.exp(lo / scale) / 2 * two53) - 2
-                j_hi = math.floor(math.exp(hi / scale) / 2 * two53) + 2
-                for j in range(max(j_lo, 1), min(j_hi, j_lo + 6) + 1):
-                    if np.float32(scale * math.log((j / two53) + (j / two53))) == m:
-                        reachable = True
-                        break
-                if reachable:
-                    break
-        else:
-            y = loc + n
-            u = math.exp((y - other) / scale) / 2 if y < other else 0.0
-            j0 = int(u * two53)
-            reachable = any(other + scale * math.log((j / two53) + (j / two53)) == y
-                            for j in range(max(j0 - 3, 1), j0 + 4))
-        hits += not reachable
-    return hits / len(noise)
+
+def support_share(outputs, sampler, *, dtype) -> SupportResult:
+    """:class:`SupportResult` of ``outputs`` (of M(D), one per sample, or one row of
+    coordinates per sample: a row is unreachable when one coordinate is) against the
+    neighbour's ``sampler`` (:func:`reachable`)."""
+    y = np.asarray(outputs)
+    ok = reachable(y, sampler, dtype=dtype)
+    per_sample = ok.reshape(ok.shape[0], -1).all(axis=1) if ok.ndim > 1 else ok
+    return SupportResult(int((~per_sample).sum()), int(per_sample.size))
+
+
+def laplace_float64_support(loc: float, other: float, scale: float, *, samples: int = 2000,
+                            rng) -> SupportResult:
+    """Textbook ``loc + numpy.laplace`` in float64 (a reference; the pipeline does not run it):
+    outputs for ``loc`` that ``other`` cannot produce, y = fl(other + fl(scale · L))."""
+    y = rng.laplace(loc, scale, samples)
+    return support_share(y, lambda t: other + scale * t, dtype=np.float64)

@@ -249,37 +249,138 @@ def family_verdicts(table: pd.DataFrame) -> pd.DataFrame:
                                       "resolvable_epsilon", "evidence"])
 
 
-def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: int = 2000
-                        ) -> pd.DataFrame:
-    """Mironov (CCS 2012) applied to LP as implemented: the share of float64 (textbook) and of
-    the pipeline's float32 outputs for answer 0 that answer |Γ|-1 can never produce
-    (:func:`crowdpriv.audit.laplace_support_gap`). Each such output is checked exhaustively
-    against every noise draw that could round to it, so a positive share is an exact
-    distinguishing event: no finite ε holds for the implementation."""
-    from .audit import laplace_support_gap
+def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: int = 2000,
+                        pptd_lambda1: float | None = None) -> pd.DataFrame:
+    """Mironov (CCS 2012) on the samplers that run: for each, the share of its outputs on D
+    that D′ can never produce (:mod:`crowdpriv.floating_point`, certain for every output they
+    count), at ``epsilon`` (``block``: the ``ldp_sparse`` config keys; PPTD at
+    ``pptd_lambda1``, default its member's example λ1 = 2, the synthetic data's).
+
+    The float samplers of the pipeline (LP's float32 sweep sampler as drawn, PPTD's Alg. 2,
+    Basic with a fixed range, MF's float64 b − η) and every release sampler the CLI runs
+    (LP, RR, 2-Layer, MF, the i.i.d.-Laplace PPTD and Basic with a public range), plus the
+    textbook float64 ``numpy.laplace`` as a reference (not claimed). A positive share is an
+    event of positive probability under D and probability 0 under D′: ε = ∞ at that neighbour,
+    exactly, for a pure-ε claim; for an (ε, δ) claim when the share's Clopper-Pearson lower
+    bound exceeds δ. MF's b − η is not released (the solve post-processes it), so its row is
+    ``not auditable``: whether the solve hides the leak is not decided."""
+    from . import floating_point as fp
+    from .audit import clopper_pearson, laplace_float64_support
+    from .mechanisms.rr_exact import two_layer_budget_cap
 
     k = int(block["real_domain_size"])
+    eps = float(epsilon)
     rows = []
-    for label, f32 in (("textbook float64 numpy.laplace", False),
-                       ("the pipeline's float32 LP output", True)):
-        share = laplace_support_gap(0.0, float(k - 1), k / epsilon, samples=samples,
-                                    float32=f32,
-                                    rng=derive_rng(seed, "audit", "floating point", label))
-        # the textbook sampler is a reference (the pipeline does not run it): not a claim
-        verdict_ = "not claimed" if not f32 else ("violated" if share > 0 else "not refuted")
+
+    def rng(label):
+        return derive_rng(seed, "audit", "floating point", label, eps)
+
+    def add(paper, mechanism, neighbours, result, evidence, *, delta=0.0, verdict_=None,
+            reverse=None, family="", float_safe=False):
+        share = result.share
+        lower, _ = clopper_pearson(result.unreachable, result.samples, 0.995)
+        refuted = share > 0 if delta == 0 else float(lower) > delta
+        if verdict_ is None:
+            verdict_ = "violated" if refuted else "not refuted"
+        elif verdict_ == "not auditable":  # the leak is in a value the output post-processes
+            refuted = False
+        text = (f"{share:.1%} of {result.samples} outputs for D cannot be produced from D' by "
+                "any floating-point draw (each checked exactly by bisection over the draws, "
+                "every float of the draw's type allowed)")
+        if reverse is not None:
+            text += f"; D' against D: {reverse.share:.1%}"
+        if delta > 0 and share > 0:
+            text += (f"; an (ε, δ) claim needs that share below δ = {delta:g} (lower bound "
+                     f"{float(lower):.3g} at 99.5 %)")
         rows.append(dict(
-            paper="ldp_sparse", mechanism="LP (floating point)",
-            family=mechanisms.get("lp").CLAIM,
-            neighbours=f"one answered cell, 0 vs |Γ|-1: support of {label}",
-            statistic="output support", claimed_epsilon=epsilon, claimed_delta=0.0,
-            epsilon_lower_bound=float("inf") if share > 0 else 0.0,
-            exact_epsilon=float("inf") if share > 0 else float("nan"), float_safe=False,
-            samples=samples, resolvable_epsilon=float("inf"), verdict=verdict_,
-            evidence=(f"{share:.1%} of {samples} below-median outputs for answer 0 cannot be "
-                      f"produced from answer {k - 1} by any noise draw (checked exhaustively); "
-                      "an implementation-level finding (Mironov 2012) of the reproduction's "
-                      "sampler; the release path (crowdpriv perturb lp) snaps its output to a "
-                      "power-of-two grid, audited as 'LP release (snapped)'")))
+            paper=paper, mechanism=mechanism, family=family or mechanism, neighbours=neighbours,
+            statistic="output support", claimed_epsilon=eps, claimed_delta=delta,
+            epsilon_lower_bound=float("inf") if refuted else 0.0,
+            exact_epsilon=float("inf") if refuted and delta == 0 else float("nan"),
+            float_safe=float_safe, samples=result.samples, resolvable_epsilon=float("inf"),
+            verdict=verdict_, evidence=f"{text}; {evidence}"))
+
+    zero = "0 vs |Γ|-1"
+    textbook = laplace_float64_support(0.0, float(k - 1), k / eps, samples=samples,
+                                          rng=rng("textbook float64 numpy.laplace"))
+    add("ldp_sparse", "LP (floating point)",
+        f"one answered cell, {zero}: support of textbook float64 numpy.laplace", textbook,
+        "a reference sampler the pipeline does not run", verdict_="not claimed",
+        family=mechanisms.get("lp").CLAIM)
+    forward = fp.lp_float32_support(eps, k, answer=0, other=k - 1, samples=samples,
+                                    rng=rng("the pipeline's float32 LP output"))
+    backward = fp.lp_float32_support(eps, k, answer=k - 1, other=0, samples=samples,
+                                     rng=rng("the pipeline's float32 LP output, reversed"))
+    add("ldp_sparse", "LP (floating point)",
+        f"one answered cell, {zero}: support of the pipeline's float32 LP output", forward,
+        "the sweeps' sampler as drawn: fl32(fl32(E1 − E2)·fl32(|Γ|/ε)) + answer; the release "
+        "path (crowdpriv perturb lp) snaps its output to a power-of-two grid",
+        reverse=backward, family=mechanisms.get("lp").CLAIM)
+    mf = mechanisms.get("mf")
+    add("ldp_sparse", "MF (floating point)",
+        f"one answered cell, {zero}, T_i fixed: support of the float64 b − η the solve "
+        "post-processes",
+        fp.mf_eta_support(eps, k, mf.settings(d=int(block["d"])), samples=samples,
+                          rng=rng("MF's b − η")),
+        "b − η is not released: whether the solve (G + λI)⁺ and u_iᵀV hide the leak is not "
+        "decided; the release path (crowdpriv perturb mf) snaps b − η",
+        verdict_="not auditable", family=mf.CLAIM)
+    releases = [
+        ("lp-snapped", f"one answered cell, {zero}",
+         lambda m: fp.snapped_release_support(m, m.example_settings(), eps, value=0.0,
+                                              other=float(k - 1), domain_size=k,
+                                              samples=samples, rng=rng(m.id))),
+        ("rr-exact", "one answered cell, 0 vs 1",
+         lambda m: fp.integer_rr_support(eps, k, value=0, other=1, samples=samples,
+                                         rng=rng(m.id))),
+        ("two-layer-exact", "one answered cell, 0 vs 1, the worker with the largest ε_i",
+         lambda m: fp.integer_rr_support(two_layer_budget_cap(m.example_settings(), eps), k,
+                                         value=0, other=1, samples=samples, rng=rng(m.id))),
+        ("mf-snapped", f"one answered cell, {zero}, T_i fixed",
+         lambda m: fp.mf_snapped_support(eps, k, m.settings(d=int(block["d"])),
+                                         samples=samples, rng=rng(m.id))),
+    ]
+    for mech_id, neighbours, run in releases:
+        mech = mechanisms.get(mech_id)
+        add("ldp_sparse", mech.label, f"{neighbours}: support of the release sampler",
+            run(mech), "a release sampler of crowdpriv perturb: every output on a grid both "
+                       "inputs reach", family=getattr(mech, "CLAIM", mech.label), float_safe=True)
+    pptd, laplace = mechanisms.get("pptd"), mechanisms.get("pptd-laplace")
+    lam1 = float(pptd_lambda1) if pptd_lambda1 is not None else \
+        float(pptd.example_settings().lambda1)
+    settings = pptd.settings(lambda1=lam1)
+    sens = pptd.sensitivity(settings)
+    add("pptd", f"{pptd.label} (floating point)",
+        f"one record, 0 vs Lemma 4.8's Δ_s (printed), λ1 = {lam1:g}: support of the float64 "
+        "output",
+        fp.pptd_float64_support(pptd.lambda2(settings, eps), value=0.0, other=sens,
+                                samples=samples, rng=rng("PPTD Alg. 2")),
+        "Alg. 2 as run: x + √(E/λ2)·Z in float64; the shared-variance mechanism has no "
+        "float-safe sampler here (pptd-laplace is a float-safe mechanism beside it)",
+        delta=float(settings.delta), family=pptd.claim_family(lam1))
+    add("pptd", laplace.label,
+        f"one record, 0 vs Lemma 4.8's Δ_s (printed), λ1 = {lam1:g}: support of the release "
+        "sampler",
+        fp.snapped_release_support(laplace, laplace.settings(lambda1=lam1), eps, value=0.0,
+                                   other=sens, samples=samples, rng=rng(laplace.id)),
+        "a release sampler of crowdpriv perturb: every output on a grid both inputs reach",
+        float_safe=True)
+    basic, snapped = mechanisms.get("basic"), mechanisms.get("basic-snapped")
+    add("priscrowd", f"{basic.label} (floating point)",
+        "one normalised claim, 0 vs 1, range fixed at 3 (the theorem's setting): support of "
+        "the float64 output",
+        fp.basic_float64_support(0.0, 1.0, 3.0, eps, samples=samples, rng=rng("Basic")),
+        "Basic as run: z + Lap(range/ε) in float64")
+    chosen = snapped.example_settings()
+    r = chosen.value_range
+    add("priscrowd", snapped.label,
+        f"one claim across the public range, {chosen.centre - r / 2:g} vs "
+        f"{chosen.centre + r / 2:g}: support of the release sampler",
+        fp.snapped_release_support(snapped, chosen, eps, value=chosen.centre - r / 2,
+                                   other=chosen.centre + r / 2, samples=samples,
+                                   rng=rng(snapped.id)),
+        "a release sampler of crowdpriv perturb: every output on a grid both inputs reach",
+        float_safe=True)
     return pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
 
 

@@ -98,7 +98,7 @@ DEFAULT_AFTER = {
                     "aware-one-coin-ds"),
     **dict.fromkeys(("lp", "lp-snapped"), "median"),
     **dict.fromkeys(("mf", "mf-snapped"), "sun"),
-    **dict.fromkeys(("pptd", "pptd-laplace"), "gtm"),
+    **dict.fromkeys(("pptd", "pptd-laplace", "basic", "basic-snapped"), "gtm"),
 }
 
 

@@ -13,7 +13,8 @@ Targets (default, group ``claims``): ``scripts/crowdpriv/claims.py``,
 tested by ``tests/test_claims_engine.py`` and, for a paper's module,
 ``tests/test_<paper>_claims.py``. Group ``mechanisms``: every member of
 ``scripts/crowdpriv/mechanisms/`` and its codes and registry, the snapping sampler
-(``release.py``), the block-streamed path (``streaming.py``'s ``perturb_in_blocks``) and the
+(``release.py``), the block-streamed path (``streaming.py``'s ``perturb_in_blocks``), the
+floating-point support tests (``audit.py``'s bisection, ``floating_point.py``) and the
 release façade that writes the ledgers (``api.py``'s perturb and synthesize), tested by
 ``tests/test_mechanisms.py`` (the contract over the registry, the laws, the guarantees, the
 ledgers) with the module's own tests; plus the hand-written law mutants of
@@ -227,13 +228,25 @@ def mechanism_targets() -> dict[Path, tuple[list[Path], tuple[str, ...] | None]]
            "mf.py": ["tests/test_ldp_sparse.py"], "lp.py": ["tests/test_ldp_sparse.py"],
            "rr.py": ["tests/test_ldp_sparse.py"], "two_layer.py": ["tests/test_ldp_sparse.py"],
            "_codes.py": ["tests/test_ldp_sparse.py"], "pptd.py": ["tests/test_pptd.py"],
-           "lp_snapped.py": ["tests/test_audit.py"], "_registry.py": ["tests/test_extending.py"]}
+           "lp_snapped.py": ["tests/test_audit.py"], "_registry.py": ["tests/test_extending.py"],
+           "rr_exact.py": ["tests/test_float_safe.py"],
+           "mf_snapped.py": ["tests/test_float_safe.py"],
+           "pptd_laplace.py": ["tests/test_float_safe.py"],
+           "basic_snapped.py": ["tests/test_float_safe.py"]}
     targets = {}
     for path in sorted(mech.glob("*.py")):
         if path.name in ("__init__.py", "contract.py"):
             continue
         targets[path] = (base + [ROOT / t for t in own.get(path.name, [])], None)
-    targets[ROOT / "scripts/crowdpriv/release.py"] = (base + [ROOT / "tests/test_audit.py"], None)
+    targets[ROOT / "scripts/crowdpriv/release.py"] = (
+        base + [ROOT / "tests/test_audit.py", ROOT / "tests/test_float_safe.py"], None)
+    # the floating-point support tests (issue 25): the proof's bisection and the samplers' runs
+    targets[ROOT / "scripts/crowdpriv/audit.py"] = (
+        [ROOT / "tests/test_audit.py"], ("float_keys", "keys_to_floats", "first_draw_at_least",
+                                         "reachable", "support_share",
+                                         "laplace_float64_support"))
+    targets[ROOT / "scripts/crowdpriv/floating_point.py"] = (
+        [ROOT / "tests/test_audit.py", ROOT / "tests/test_float_safe.py"], None)
     targets[ROOT / "scripts/crowdpriv/streaming.py"] = (
         base + [ROOT / "tests/test_streaming.py"], ("perturb_in_blocks", "_code_block",
                                                    "worker_blocks"))

@@ -60,6 +60,8 @@ class LPSnapped(Mechanism):
     parts = frozenset({"release", "audit", "law"})
     float_safe = True
     null_handling = "NULL replaced by a uniform label: every cell of a worker's row released"
+    #: The privacy audit's claim (family of neighbours) of this sampler.
+    CLAIM = "LP release (snapped): ε-cell LDP (Theorem 1)"
 
     def release(self, answers, epsilon, settings, *, rng, domain_size=None):
         from ._codes import check_domain_answers
@@ -151,7 +153,7 @@ class LPSnapped(Mechanism):
         from ..audit import Case
 
         k = int(domain_size)
-        family = "LP release (snapped): ε-cell LDP (Theorem 1)"
+        family = self.CLAIM
 
         def cells(first, second):
             def sample(rng, n, which):

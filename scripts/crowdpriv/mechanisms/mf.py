@@ -251,6 +251,7 @@ class MF(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False
     fills_nulls = False  # a dense vector per worker, not a symbol per cell
+    release_with = "mf-snapped"
     null_handling = ("every cell of a worker's row released (u_iᵀV is dense); NULLs are left "
                      "out of the solve, so the NULL pattern is not protected")
 

@@ -321,6 +321,11 @@ class PPTD(Mechanism):
                                               sensitivity=settings.sensitivity))
         return lam2
 
+    @staticmethod
+    def claim_family(lambda1: float) -> str:
+        """The privacy audit's claim (family of neighbours) of Alg. 2 at ``lambda1``."""
+        return f"Alg. 2: (ε, δ) per record (Theorem 4.10), λ1 = {float(lambda1):g}"
+
     def sensitivity(self, settings) -> float:
         """Lemma 4.8's Δ_s under the settings' reading."""
         return float(lemma48_sensitivity(settings.need_lambda1(), b=settings.b, eta=settings.eta,
@@ -375,7 +380,10 @@ class PPTD(Mechanism):
             caveats=("several records of one user share the noise variance: the guarantee is "
                      "per record of a one-record user, not per user",
                      "λ1 must come from prior knowledge, not from the data",
-                     "no floating-point-safe sampler exists for the random-variance Gaussian"))
+                     "no floating-point-safe sampler of the shared-variance mechanism exists "
+                     "here (it would need a grid sampler for the random-variance Gaussian with "
+                     "its exact ε computed); pptd-laplace is a float-safe mechanism at the same "
+                     "per-record scale, with independent noise per record"))
 
     def ledger_text(self, settings, epsilon, *, domain_size=None):
         return {"theorem": "PPTD Theorem 4.10 (Alg. 2): Gaussian noise with Exp(λ2) variance "
@@ -385,8 +393,11 @@ class PPTD(Mechanism):
                 "not_covered": ["several records of one user share the noise variance: the "
                                 "guarantee is per record, not per user",
                                 "λ1 must come from prior knowledge, not from the data",
-                                "no floating-point-safe sampler exists for the random-variance "
-                                "Gaussian"]}
+                                "no floating-point-safe sampler of the shared-variance "
+                                "mechanism exists here (it would need a grid sampler for the "
+                                "random-variance Gaussian with its exact ε computed): the "
+                                "float64 output leaks through its support; pptd-laplace is a "
+                                "float-safe mechanism at the same per-record scale"]}
 
     #: Records of the audited user who has several (the paper's synthetic users claim on all
     #: 30 objects).
@@ -403,7 +414,7 @@ class PPTD(Mechanism):
 
         lam1 = settings.need_lambda1()
         lam2 = self.lambda2(settings, epsilon)
-        family = f"Alg. 2: (ε, δ) per record (Theorem 4.10), λ1 = {lam1:g}"
+        family = self.claim_family(lam1)
         r = self.AUDIT_RECORDS
         cases = []
         for reading in SENSITIVITY_READINGS:

@@ -149,6 +149,7 @@ class RR(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False  # float uniforms against a rounded keep probability (see guarantee)
     releases_labels = True
+    release_with = "rr-exact"
     null_handling = ("NULL is one more symbol: every cell of a worker's row goes through RR "
                      "(a NULL may come out as a label, a label as NULL; NULL outputs are "
                      "omitted from the release)")

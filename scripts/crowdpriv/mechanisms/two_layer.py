@@ -134,6 +134,7 @@ class TwoLayer(Mechanism):
     parts = frozenset({"sweep", "stream", "release", "audit", "law"})
     float_safe = False
     releases_labels = True
+    release_with = "two-layer-exact"
     null_handling = ("NULL is one more symbol: every cell of a worker's row goes through RR at "
                      "his ε_i (NULL outputs are omitted from the release)")
 

@@ -10,6 +10,8 @@ from ._claims import *  # noqa: F403
 from ._claims import __all__ as _claims_all
 from ._experiments import *  # noqa: F403
 from ._experiments import __all__ as _experiments_all
+from ._laplace import *  # noqa: F403
+from ._laplace import __all__ as _laplace_all
 from ._plots import *  # noqa: F403
 from ._plots import __all__ as _plots_all
 from ._mechanism import *  # noqa: F403
@@ -29,6 +31,7 @@ __all__ = [
     *_theory_all,
     *_synthetic_all,
     *_experiments_all,
+    *_laplace_all,
     *_claims_all,
     *_plots_all,
     *_readings_all,
