@@ -18,14 +18,16 @@ cfg = p.audit
 cases = []
 for eps in cfg["ldp_sparse_epsilons"]:
     cases += audits.ldp_sparse_cases(p.ldp_sparse, float(eps))
-    cases += audits.release_cases(p.ldp_sparse["real_domain_size"], float(eps))
+    cases += audits.release_cases(p.ldp_sparse["real_domain_size"], float(eps),
+                                  d=int(p.ldp_sparse["d"]))
 for eps in cfg["pptd_epsilons"]:
     cases += audits.pptd_cases(p.pptd, float(eps))
 cases += audits.priscrowd_cases(p.priscrowd)
 table = audits.run_audit(cases, seed=p.seed, samples=cfg["samples"],
                          search_samples=cfg["search_samples"], confidence=cfg["confidence"])
-table = pd.concat([table, *(audits.floating_point_rows(p.ldp_sparse, float(eps), seed=p.seed)
-                            for eps in cfg["ldp_sparse_epsilons"])], ignore_index=True)
+table = pd.concat([table, *(audits.floating_point_rows(
+    p.ldp_sparse, float(eps), seed=p.seed, basic_epsilons=p.priscrowd["basic_epsilons"])
+    for eps in cfg["ldp_sparse_epsilons"])], ignore_index=True)
 write_csv(table, out.csv)
 families = audits.family_verdicts(table)
 rules = "\n".join(f"- **{paper}**: {rule}" for paper, rule in audits.NEIGHBOUR_RULES.items())

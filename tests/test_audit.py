@@ -246,8 +246,14 @@ def test_snapping_release_sampler_is_exact_and_on_its_grid():
     assert values.shape == (100, 2) and not np.isnan(values).any()
     table = run_audit(release_cases(5, 1.0), seed=1, samples=20_000, search_samples=5_000,
                       confidence=0.99)
-    assert table["verdict"].tolist() == ["proved", "proved"]
-    assert (table["epsilon_lower_bound"] <= table["exact_epsilon"]).all()
+    by = table.groupby("mechanism", sort=False)["verdict"].apply(list).to_dict()
+    assert by["LP release (snapped)"] == ["proved", "proved"]
+    assert by["RR release (exact thresholds)"] == ["proved", "proved"]
+    # the worst 2-Layer worker runs at 2ε; MF's NULL case changes the solve: both violated
+    assert "violated" in by["2-Layer release (exact thresholds)"]
+    assert by["MF release (snapped)"][0] == "proved" and "violated" in by["MF release (snapped)"]
+    exact = table.dropna(subset=["exact_epsilon"])
+    assert (exact["epsilon_lower_bound"] <= exact["exact_epsilon"]).all()
 
 
 def test_plot_audit_groups_rows_and_draws_zero_infinite_and_unresolvable_bounds(tmp_path):

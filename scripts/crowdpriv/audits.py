@@ -29,6 +29,7 @@ __all__ = [
     "priscrowd_cases",
     "floating_point_rows",
     "release_cases",
+    "RELEASE_SAMPLERS",
     "privacy_claims",
     "family_verdicts",
     "CLAIM_VERDICTS",
@@ -138,11 +139,22 @@ def ldp_sparse_cases(block: Mapping, epsilon: float) -> list[Case]:
     return [c for c in cases if c.claimed] + [c for c in cases if not c.claimed]
 
 
-def release_cases(domain: int, epsilon: float) -> list[Case]:
-    """The release samplers a user's data goes through (:mod:`crowdpriv.api`): LP with
-    Mironov's snapping (exact ε from his Theorem 1)."""
-    mech = mechanisms.get("lp-snapped")
-    return mech.audit_cases(mech.settings(), float(epsilon), domain_size=int(domain))
+#: The release samplers of ``crowdpriv perturb`` (the members the papers' mechanisms release
+#: with: ``release_with``), by paper.
+RELEASE_SAMPLERS = {"ldp_sparse": ("lp-snapped", "rr-exact", "two-layer-exact", "mf-snapped"),
+                    "pptd": ("pptd-laplace",), "priscrowd": ("basic-snapped",)}
+
+
+def release_cases(domain: int, epsilon: float, *, d: int = 10) -> list[Case]:
+    """The release samplers a user's labels go through (:mod:`crowdpriv.api`): LP with
+    Mironov's snapping, RR and 2-Layer with integer thresholds, MF with b − η snapped, each with
+    its exact ε (``d``: MF's factorisation parameter, ``ldp_sparse.d``)."""
+    cases = []
+    for mech_id in RELEASE_SAMPLERS["ldp_sparse"]:
+        mech = mechanisms.get(mech_id)
+        settings = mech.settings(d=int(d)) if mech_id == "mf-snapped" else mech.settings()
+        cases += mech.audit_cases(settings, float(epsilon), domain_size=int(domain))
+    return cases
 
 
 def pptd_lambda1s(block: Mapping) -> list[float]:
@@ -164,6 +176,10 @@ def pptd_cases(block: Mapping, epsilon: float, lam1: float | None = None) -> lis
                                  delta=float(priv["delta"]),
                                  sensitivity=priv.get("sensitivity", "printed"))
         cases += mech.audit_cases(settings, float(epsilon))
+        laplace = mechanisms.get("pptd-laplace")
+        cases += laplace.audit_cases(laplace.settings(
+            lambda1=value, b=settings.b, eta=settings.eta, delta=settings.delta,
+            sensitivity=settings.sensitivity), float(epsilon))
     return cases
 
 
@@ -178,8 +194,10 @@ def priscrowd_cases(block: Mapping) -> list[Case]:
     cases = alg1.audit_cases(settings)
     basic_settings = basic.settings(sensitivity=block.get("basic_sensitivity", "range"),
                                     units=settings.units)
+    snapped = mechanisms.get("basic-snapped")
     for name, level in dict(block["basic_epsilons"]).items():
         cases += basic.audit_cases(basic_settings, float(level), name=name)
+        cases += snapped.audit_cases(snapped.example_settings(), float(level), name=name)
     return cases
 
 
@@ -220,7 +238,10 @@ def family_verdicts(table: pd.DataFrame) -> pd.DataFrame:
         judged = sub.loc[sub["verdict"] != "not claimed"]
         if judged.empty:
             continue
-        verdicts = set(judged["verdict"])
+        # a support test that finds nothing (its share is 0) neither proves nor blocks a
+        # proof: the exact ε of the same sampler decides
+        silent = (judged["statistic"] == "output support") & (judged["verdict"] == "not refuted")
+        verdicts = set(judged.loc[~silent, "verdict"]) or {"not refuted"}
         if verdicts == {"proved"}:
             worst = "proved"
         elif "violated" in verdicts:
@@ -250,7 +271,8 @@ def family_verdicts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: int = 2000,
-                        pptd_lambda1: float | None = None) -> pd.DataFrame:
+                        pptd_lambda1: float | None = None,
+                        basic_epsilons: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Mironov (CCS 2012) on the samplers that run: for each, the share of its outputs on D
     that D′ can never produce (:mod:`crowdpriv.floating_point`, certain for every output they
     count), at ``epsilon`` (``block``: the ``ldp_sparse`` config keys; PPTD at
@@ -263,7 +285,9 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
     event of positive probability under D and probability 0 under D′: ε = ∞ at that neighbour,
     exactly, for a pure-ε claim; for an (ε, δ) claim when the share's Clopper-Pearson lower
     bound exceeds δ. MF's b − η is not released (the solve post-processes it), so its row is
-    ``not auditable``: whether the solve hides the leak is not decided."""
+    ``not auditable``: whether the solve hides the leak is not decided. Each row joins the
+    claim (family) its sampler is audited under; Basic's at the level of ``basic_epsilons``
+    whose ε is ``epsilon``, when one is."""
     from . import floating_point as fp
     from .audit import clopper_pearson, laplace_float64_support
     from .mechanisms.rr_exact import two_layer_budget_cap
@@ -364,13 +388,18 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
         fp.snapped_release_support(laplace, laplace.settings(lambda1=lam1), eps, value=0.0,
                                    other=sens, samples=samples, rng=rng(laplace.id)),
         "a release sampler of crowdpriv perturb: every output on a grid both inputs reach",
-        float_safe=True)
+        float_safe=True, family=laplace.claim_family(lam1), delta=float(settings.delta))
     basic, snapped = mechanisms.get("basic"), mechanisms.get("basic-snapped")
+    level = next((name for name, value in (basic_epsilons or {}).items()
+                  if float(value) == eps), None)
+
+    def basic_family(label):
+        return f"{label}({level}): ε-DP per claim (Sec. 5)" if level else ""
     add("priscrowd", f"{basic.label} (floating point)",
         "one normalised claim, 0 vs 1, range fixed at 3 (the theorem's setting): support of "
         "the float64 output",
         fp.basic_float64_support(0.0, 1.0, 3.0, eps, samples=samples, rng=rng("Basic")),
-        "Basic as run: z + Lap(range/ε) in float64")
+        "Basic as run: z + Lap(range/ε) in float64", family=basic_family(basic.label))
     chosen = snapped.example_settings()
     r = chosen.value_range
     add("priscrowd", snapped.label,
@@ -380,7 +409,7 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
                                    other=chosen.centre + r / 2, samples=samples,
                                    rng=rng(snapped.id)),
         "a release sampler of crowdpriv perturb: every output on a grid both inputs reach",
-        float_safe=True)
+        float_safe=True, family=basic_family(f"{snapped.label} "))
     return pd.DataFrame(rows, columns=list(AUDIT_COLUMNS))
 
 

@@ -205,6 +205,10 @@ class PPTDLaplace(Mechanism):
                                 "λ1 must come from prior knowledge, not from the data",
                                 "claims more than the clamp bound from the centre are clamped"]}
 
+    def claim_family(self, lambda1: float) -> str:
+        """The privacy audit's claim (family of neighbours) of this sampler at ``lambda1``."""
+        return f"{self.label}: (ε, δ) per record, λ1 = {float(lambda1):g}"
+
     def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         from ..audit import Case
 
@@ -223,7 +227,7 @@ class PPTDLaplace(Mechanism):
                 "pptd", self.label, f"one record at Lemma 4.8's Δ_s ({reading}), λ1 = {lam1:g}",
                 epsilon, settings.delta, record,
                 exact_epsilon=self.record_epsilon(read, epsilon), float_safe=True,
-                family=f"{self.label}: (ε, δ) per record, λ1 = {lam1:g}",
+                family=self.claim_family(lam1),
                 note="independent Laplace(1/sqrt(2 λ2)) per record, snapped"))
         return cases
 
