@@ -249,9 +249,11 @@ def test_snapping_release_sampler_is_exact_and_on_its_grid():
     by = table.groupby("mechanism", sort=False)["verdict"].apply(list).to_dict()
     assert by["LP release (snapped)"] == ["proved", "proved"]
     assert by["RR release (exact thresholds)"] == ["proved", "proved"]
-    # the worst 2-Layer worker runs at 2ε; MF's NULL case changes the solve: both violated
+    # the worst 2-Layer worker runs at 2ε: violated; MF's NULL case changes the solve, which no
+    # exact ε covers (violated at the default run's 1e5 samples, not auditable at 2e4)
     assert "violated" in by["2-Layer release (exact thresholds)"]
-    assert by["MF release (snapped)"][0] == "proved" and "violated" in by["MF release (snapped)"]
+    assert by["MF release (snapped)"][0] == "proved"
+    assert by["MF release (snapped)"][1] in ("violated", "not auditable")
     exact = table.dropna(subset=["exact_epsilon"])
     assert (exact["epsilon_lower_bound"] <= exact["exact_epsilon"]).all()
 
