@@ -18,7 +18,8 @@ Statuses (:data:`STATUSES`):
 
 Categories (:data:`CATEGORIES`): ``paper`` (a claim of the paper about its method), ``erratum`` (a
 check of the paper's own consistency: its printed numbers against its own formulas; listed apart
-and not counted as a failed paper claim) and ``privacy`` (privacy guarantees, checked by audit).
+and not counted as a failed paper claim), ``privacy`` (privacy guarantees, checked by audit) and
+``ours`` (a claim of this project, not of a paper: the inference benchmark's; counted apart).
 A privacy claim has a status of its own words (:data:`PRIVACY_STATUSES`: violated, not refuted,
 proved, not auditable; :mod:`crowdpriv.audits`), never holds or fails: an audit that finds
 nothing has not shown that a guarantee holds.
@@ -57,7 +58,7 @@ __all__ = [
 STATUSES = ("holds", "fails", "inconclusive", "not testable")
 #: Statuses of a privacy claim (category ``privacy``): the audit's words.
 PRIVACY_STATUSES = ("violated", "not refuted", "proved", "not auditable")
-CATEGORIES = ("paper", "erratum", "privacy")
+CATEGORIES = ("paper", "erratum", "privacy", "ours")
 
 
 def statuses_of(category: str) -> tuple[str, ...]:

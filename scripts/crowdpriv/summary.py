@@ -40,6 +40,7 @@ CATEGORY_TITLES = {
     "paper": "Claims of the papers",
     "erratum": "Errata checks (the papers' printed numbers against their own formulas)",
     "privacy": "Privacy checks",
+    "ours": "Claims of the inference benchmark (ours, not a paper's)",
 }
 
 
@@ -82,11 +83,13 @@ def claim_totals(claims: pd.DataFrame, category: str = "paper") -> dict[str, int
     return {status: int(counts.get(status, 0)) for status in allowed}
 
 
-def _of_category(claims: pd.DataFrame, category: str) -> pd.DataFrame:
+def _of_category(claims: pd.DataFrame, category) -> pd.DataFrame:
+    """The claims of ``category`` (one name, or a tuple of names)."""
     unknown = sorted(set(claims["category"]) - set(CATEGORIES))
     if unknown:
         raise ValueError(f"claim category must be one of {CATEGORIES}, got {unknown}")
-    return claims.loc[claims["category"] == category]
+    wanted = (category,) if isinstance(category, str) else tuple(category)
+    return claims.loc[claims["category"].isin(wanted)]
 
 
 def _counts_text(totals: Mapping[str, int]) -> str:
@@ -106,7 +109,7 @@ def _figure_line(entry: FigureEntry, claims: pd.DataFrame) -> str:
         sub = _of_category(attached, category)
         if len(sub):
             noun = {"paper": "claim(s) of the paper", "erratum": "errata check(s)",
-                    "privacy": "privacy check(s)"}[category]
+                    "privacy": "privacy check(s)", "ours": "claim(s) of ours"}[category]
             parts.append(f"{len(sub)} {noun}: {_counts_text(claim_totals(sub, category))}")
     verdict = "; ".join(parts) or (
         "no claim of the paper is attached; compare it with the original directly")
@@ -143,7 +146,8 @@ def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> s
             out.append("")
     rows = []
     for s in sections:
-        rows.append({"paper": s.title, **claim_totals(_of_category(s.claims, "paper")),
+        rows.append({"paper": s.title,
+                     **claim_totals(_of_category(s.claims, ("paper", "ours"))),
                      "errata checks failing": int(
                          (_of_category(s.claims, "erratum")["status"] == "fails").sum())})
     out += [markdown_table(pd.DataFrame(rows)), ""]
@@ -156,8 +160,8 @@ def render_summary(sections: Sequence[PaperSection], *, preamble: str = "") -> s
             if section.notes.get(caption):
                 out += [section.notes[caption], ""]
             out += [markdown_table(table), ""]
-        for category, heading in (("paper", "Claims"), ("erratum", "Errata checks"),
-                                  ("privacy", "Privacy checks")):
+        for category, heading in (("paper", "Claims"), ("ours", "Claims (ours)"),
+                                  ("erratum", "Errata checks"), ("privacy", "Privacy checks")):
             sub = _of_category(section.claims, category)
             if len(sub):
                 where = section.evidence.get(category)
@@ -287,6 +291,7 @@ def build_sections(
                             [paper["claims"], *paper.get("privacy_claims", [])]],
                            ignore_index=True)
         evidence = {"paper": [_markdown_of(paper["claims"])],
+                    "ours": [_markdown_of(paper["claims"])],
                     "erratum": [_markdown_of(paper["claims"])],
                     "privacy": list(paper.get("privacy_claims", []))}
         sections.append(PaperSection(
