@@ -163,6 +163,7 @@ def test_a_ledger_may_not_overwrite_the_input(work, capsys):
     (KeyboardInterrupt(), 130, "interrupted; nothing was written"),
     (OSError(errno.ENOSPC, "No space left on device"), 2, "No space left on device"),
     (PermissionError(errno.EACCES, "Permission denied"), 2, "Permission denied"),
+    (OSError(errno.EROFS, "Read-only file system"), 2, "Read-only file system"),
 ])
 def test_an_interrupt_or_a_write_error_mid_way_leaves_no_file(work, capsys, monkeypatch, fault,
                                                                code, words):
@@ -220,3 +221,22 @@ def test_api_inputs_with_missing_ids_or_labels_get_their_row(work):
     frame = pd.DataFrame({"task": ["t1", "t2"], "worker": ["w1", "w2"], "label": [1, float("nan")]})
     with pytest.raises(DataError, match="label is (missing|not finite)"):
         crowdpriv.perturb(frame, "rr", epsilon=1.0, domain=5)
+
+
+def test_a_read_only_output_folder_gets_one_line_and_no_file(work, capsys, monkeypatch):
+    """A folder that refuses new files (read-only, as a read-only results folder): the
+    temporary file cannot be created; one line names the output, nothing is written."""
+    import builtins
+
+    def refuse(path, mode="r", *args, **kwargs):
+        if any(c in mode for c in "wax+"):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return builtins.open(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(files, "open", refuse, raising=False)  # every writer of crowdpriv.files
+    before = _digest(work)
+    got, err = run(capsys, "perturb", "rr", A, "-o", "out.csv", "--epsilon", "1", "--domain",
+                   "5", "--seed", "1")
+    assert got == 2 and "cannot write out.csv: Read-only file system; nothing was written" in err
+    assert len([ln for ln in err.splitlines() if "warning" not in ln]) == 1, err
+    assert _digest(work) == before

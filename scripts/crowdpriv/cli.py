@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import warnings
 
@@ -366,6 +367,8 @@ def main(argv=None) -> int:
         return 2
     except OSError as err:
         where = getattr(err, "filename", None) or args.output
+        if ".tmp-" in os.path.basename(str(where)):  # the temporary file of an output
+            where = args.output
         print(f"crowdpriv: cannot write {where}: {err.strerror or err}; nothing was written",
               file=sys.stderr)
         return 2
