@@ -258,8 +258,17 @@ def record_job_cpu(path: str | Path, *, rule: str = "", wildcards: Mapping | Non
     read (so not counted in them), :func:`calibration_unit` on this machine at this moment (about
     20 ms of CPU), the unit of ``benchmarks/reproduction_cpu.py``'s table. Called by
     :func:`start_job`, so every adapter gets it; calling it again replaces the target path.
+    With the environment variable ``CROWDPRIV_PROFILE`` set, the job also runs under
+    ``cProfile`` and writes its statistics beside the record (``<job>.prof``, for
+    ``python -m pstats``); profiling inflates the CPU it records, so never both at once.
     """
     first = not _CPU_RECORD
+    if first and os.environ.get("CROWDPRIV_PROFILE"):
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+        _CPU_RECORD["profiler"] = profiler
     _CPU_RECORD.update(path=str(path), rule=str(rule), wildcards={
         str(k): str(v) for k, v in (wildcards or {}).items()}, started=time.monotonic(),
         calibrate=bool(calibrate), failed=False)
@@ -280,6 +289,13 @@ def _process_age() -> float | None:
 def _write_cpu_record() -> None:
     if not _CPU_RECORD:
         return
+    profiler = _CPU_RECORD.get("profiler")
+    if profiler is not None:  # CROWDPRIV_PROFILE=1: the job's cProfile stats beside its record
+        profiler.disable()
+        try:
+            profiler.dump_stats(str(Path(_CPU_RECORD["path"]).with_suffix("").with_suffix(".prof")))
+        except OSError:
+            pass
     record = {"rule": _CPU_RECORD["rule"], "wildcards": _CPU_RECORD["wildcards"], **job_cpu(),
               "wall_s": _process_age() or time.monotonic() - _CPU_RECORD["started"],
               "failed": _CPU_RECORD["failed"]}
