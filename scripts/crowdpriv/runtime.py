@@ -18,10 +18,12 @@ import time
 import traceback
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # pandas is imported where a table is written: a job that writes none
+    import pandas as pd  # (fetch_raw) never pays for it
 
 __all__ = [
     "FLOAT_FORMAT",
@@ -362,6 +364,8 @@ def column_formatter(values, *, digits: int = 4, thousands: bool = False):
     value lies in [1e-3, 1e6), else scientific notation for every value (``7.643e+04``).
     Infinite values show as ``inf``/``-inf``, NaN as an empty cell.
     """
+    import pandas as pd
+
     arr = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce").to_numpy(float)
     finite = arr[np.isfinite(arr)]
     integer = finite.size > 0 and bool(np.all(finite == np.round(finite))) and bool(
@@ -394,6 +398,8 @@ def markdown_table(df: pd.DataFrame, *, digits: int = 4, thousands: bool = False
     Numbers get one format per column (:func:`column_formatter`); text is shown as is with
     ``|`` escaped; NaN is an empty cell.
     """
+    import pandas as pd
+
     formats = {}
     for column in df.columns:
         series = df[column]
