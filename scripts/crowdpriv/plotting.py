@@ -229,7 +229,7 @@ def figure_problems(fig) -> list[str]:
     - two labelled lines that coincide on screen drawn alike (:func:`_hidden_series`).
     """
     problems: list[str] = []
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # layout and text extents, without rasterising
     renderer = fig.canvas.get_renderer()
     legend_labels = _legend_labels(fig)
     colours: dict[str, set[str]] = {}
@@ -312,7 +312,7 @@ def thin_numeric_tick_labels(fig) -> None:
     the labels that would touch the last label kept (e.g. ε = 0.1 and 0.5 on a linear axis up
     to 5), so each label shown is readable; names of categories are left alone (the figure
     check reports those). Call when the layout is final (:func:`save_figure` does)."""
-    fig.canvas.draw()
+    fig.draw_without_rendering()  # layout and text extents, without rasterising
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
         if not (ax.get_visible() and ax.axison):
