@@ -285,6 +285,11 @@ def test_runtime_study_rows_iterations_and_timings():
     again, _ = runtime_study(seed=3, workers=20, tasks=5, lam1=2.0, epsilons=[1.0, 10.0],
                              repetitions=3, timing_calls=5, b=2, eta=0.9, delta=0.1)
     pd.testing.assert_frame_equal(work, again)  # the iterations are deterministic
+    untimed, no_timings = runtime_study(seed=3, workers=20, tasks=5, lam1=2.0,
+                                        epsilons=[1.0, 10.0], repetitions=3, timing_calls=5,
+                                        b=2, eta=0.9, delta=0.1, timed_calls=False)
+    pd.testing.assert_frame_equal(work, untimed)  # what a reading's re-run judges
+    assert no_timings.empty
     with pytest.raises(ValueError, match="timing_calls"):
         runtime_study(seed=3, workers=20, tasks=5, lam1=2.0, epsilons=[1.0], repetitions=1,
                       timing_calls=4, b=2, eta=0.9, delta=0.1)

@@ -399,6 +399,7 @@ def runtime_study(
     td_kwargs: dict | None = None,
     truth_low: float = 0.0,
     truth_high: float = 10.0,
+    timed_calls: bool = True,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """PPTD Fig. 8: truth discovery on original vs perturbed data (same threshold).
 
@@ -408,7 +409,10 @@ def runtime_study(
     time of the truth-discovery call alone: the median of ``timing_calls`` calls timed with
     ``time.perf_counter`` after one warm-up call, the conditions interleaved within each
     repetition so that drifts in machine load hit all alike. Times depend on the machine and
-    its load: they are plotted but never judged.
+    its load: they are plotted but never judged. With ``timed_calls=False`` (a reading's
+    re-run, which judges only the iterations) each condition runs once, untimed, and the
+    timings table is empty: the iterations are the same, since truth discovery is
+    deterministic.
 
     Returns
     -------
@@ -434,6 +438,8 @@ def runtime_study(
     noise = average_noise(pert.noise)
 
     def timed(claims):
+        if not timed_calls:
+            return None, int(truth_discovery(claims, method=method, **kw).iterations)
         times = np.empty(calls)
         for k in range(calls):
             t0 = time.perf_counter()
@@ -444,7 +450,8 @@ def runtime_study(
     conditions = [("original", np.nan, np.nan, data.claims, np.zeros(r))]
     for i, e in enumerate(eps):
         conditions.append(("perturbed", float(e), float(lam2[i]), pert.claims[i], noise[i]))
-    timed(data.claims[0])  # warm-up: the first call pays for imports and cold caches
+    if timed_calls:
+        timed(data.claims[0])  # warm-up: the first call pays for imports and cold caches
     setting = {"dataset": "synthetic", "method": method, "workers": s, "tasks": n,
                "lambda1": l1}
     work, timings = [], []
@@ -453,8 +460,10 @@ def runtime_study(
             times, iterations = timed(claims[j])
             row = {**setting, "condition": cond, "epsilon": e, "lambda2": l2, "rep": j}
             work.append({**row, "iterations": iterations, "noise": float(nz[j])})
-            timings.append({**row, "calls": calls, "seconds": float(np.median(times)),
-                            "min_seconds": float(times.min()), "max_seconds": float(times.max())})
+            if times is not None:
+                timings.append({**row, "calls": calls, "seconds": float(np.median(times)),
+                                "min_seconds": float(times.min()),
+                                "max_seconds": float(times.max())})
     return pd.DataFrame(work), pd.DataFrame(timings)
 
 

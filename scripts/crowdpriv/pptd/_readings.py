@@ -177,7 +177,7 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
                         matrix.values, truth, seed=seed, **weights_params(block))
                 table = weights[name]
             else:  # fig8
-                table = runtime_study(seed=seed, **runtime_params(block))[0]
+                table = runtime_study(seed=seed, **runtime_params(block), timed_calls=False)[0]
         except ParameterError as err:
             # e.g. a sparser surrogate leaves too few workers for Fig. 7: the table does not
             # exist under this reading, and its claims cannot be tested there
