@@ -16,7 +16,7 @@ BENCH_LABELS = [
 ]
 BENCH_VALUES = [d for d in BENCH["datasets"] if d not in BENCH_LABELS]
 BENCH_TABLES = ["no_privacy", "summary", "best_mechanism", "defaults", "aware_vs_naive"]
-BENCH_ENABLED = str(config["benchmark_enabled"]).lower() != "false"
+BENCH_ENABLED = BENCHMARK_ENABLED  # common.smk
 
 
 if BENCH_ENABLED:

@@ -80,11 +80,13 @@ BUILTIN_DATASETS = [
 #: The user's own datasets (config `custom_datasets`), imported by rule import_custom_dataset.
 CUSTOM_DATASETS = list(config.get("custom_datasets", {}))
 DATASETS = BUILTIN_DATASETS + CUSTOM_DATASETS
+#: Whether the inference benchmark runs (config benchmark_enabled; rules in benchmark.smk).
+BENCHMARK_ENABLED = str(config["benchmark_enabled"]).lower() != "false"
 
 
-def check_dataset_names():
-    """Every dataset a paper's config names must exist (built in or in custom_datasets)."""
-    named = {
+def papers_datasets():
+    """{config key: the datasets it names} for every paper setting that names datasets."""
+    return {
         "priscrowd.datasets": config["priscrowd"]["datasets"],
         "pptd.fig6.dataset": [config["pptd"]["fig6"]["dataset"]],
         "pptd.fig7.dataset": [config["pptd"]["fig7"]["dataset"]],
@@ -93,7 +95,23 @@ def check_dataset_names():
         "ldp_sparse.table2.datasets": config["ldp_sparse"]["table2"]["datasets"],
         "ldp_sparse.release.datasets": config["ldp_sparse"]["release"]["datasets"],
     }
-    for key, names in named.items():
+
+
+#: The datasets results/datasets/stats.* summarises (so fetches and builds): all of them,
+#: except Zheng et al.'s answer tables when nothing uses them (the benchmark switched off and
+#: no paper setting naming one).
+STATS_DATASETS = [
+    name
+    for name in DATASETS
+    if BENCHMARK_ENABLED
+    or name not in ANSWER_TABLE_DATASETS
+    or any(name in names for names in papers_datasets().values())
+]
+
+
+def check_dataset_names():
+    """Every dataset a paper's config names must exist (built in or in custom_datasets)."""
+    for key, names in papers_datasets().items():
         unknown = [name for name in names if name not in DATASETS]
         if unknown:
             raise ValueError(
@@ -240,7 +258,7 @@ def answer_types():
     """{dataset: declared answer type as a dict} (crowdpriv.data.answer_type_of)."""
     return {
         name: answer_type_of(config, name).to_dict()
-        for name in DATASETS
+        for name in STATS_DATASETS
         if "answer_type" in config["datasets"].get(name, {})
     }
 
@@ -249,7 +267,7 @@ def published_numbers():
     """{dataset: its paper's numbers from config datasets.<name>.published}."""
     return {
         name: dict(config["datasets"][name]["published"])
-        for name in DATASETS
+        for name in STATS_DATASETS
         if "published" in config["datasets"].get(name, {})
     }
 

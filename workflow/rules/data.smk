@@ -185,8 +185,8 @@ rule import_custom_dataset:
 
 rule datasets:
     input:
-        claims=expand(processed("{dataset}"), dataset=DATASETS),
-        truth=expand(processed("{dataset}", "truth"), dataset=DATASETS),
+        claims=expand(processed("{dataset}"), dataset=STATS_DATASETS),
+        truth=expand(processed("{dataset}", "truth"), dataset=STATS_DATASETS),
         paper=paper_values("dataset_stats.csv"),
     output:
         csv="results/datasets/stats.csv",
@@ -197,7 +197,7 @@ rule datasets:
     conda:
         CONDA_ENV
     params:
-        datasets=DATASETS,
+        datasets=STATS_DATASETS,
         answer_types=answer_types(),
         published=published_numbers(),
     script:

@@ -125,26 +125,30 @@ rule pptd_runtime:
 
 
 rule pptd_plot_tradeoff:
+    # one job draws Figs. 2-6 (each figure job alone paid the interpreter, pandas and
+    # matplotlib start-up for one figure)
     input:
-        raw="results/pptd/raw/{fig}.csv",
+        raw=expand("results/pptd/raw/{fig}.csv", fig=PPTD_TRADEOFF),
     output:
-        csv="results/pptd/{fig}.csv",
-        png=paper_report(
-            "pptd",
-            "results/pptd/{fig}.png",
-            caption="../report/pptd/tradeoff.rst",
-            subcategory=lambda w: f"Figure {w.fig[3:]}",
-        ),
-        svg="results/pptd/{fig}.svg",
+        csv=expand("results/pptd/{fig}.csv", fig=PPTD_TRADEOFF),
+        png=[
+            paper_report(
+                "pptd",
+                f"results/pptd/{fig}.png",
+                caption="../report/pptd/tradeoff.rst",
+                subcategory=f"Figure {fig[3:]}",
+            )
+            for fig in PPTD_TRADEOFF
+        ],
+        svg=expand("results/pptd/{fig}.svg", fig=PPTD_TRADEOFF),
     log:
-        "results/logs/pptd/plot_{fig}.log",
-    wildcard_constraints:
-        fig="fig2|fig3|fig4|fig5|fig6",
+        "results/logs/pptd/plot_tradeoff.log",
     localrule: True
     conda:
         CONDA_ENV
     params:
-        unit=lambda w: PPTD["fig6"].get("unit", "") if w.fig == "fig6" else "",
+        figures=PPTD_TRADEOFF,
+        units={"fig6": PPTD["fig6"].get("unit", "")},
     script:
         "../../scripts/pptd_plot_tradeoff.py"
 
