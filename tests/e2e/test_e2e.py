@@ -144,7 +144,7 @@ def _planned(stdout: str) -> dict[str, int]:
     [
         # the issue's first example: dropping 2-Layer from Fig. 5 re-runs Fig. 5's jobs only
         ({"ldp_sparse": {"fig5": {"methods": ["LP", "RR", "MF"]}}},
-         {"ldp_sparse_real", "ldp_sparse_fig5", "ldp_sparse_claims"},
+         {"ldp_sparse_real", "ldp_sparse_figures", "ldp_sparse_claims"},
          {"ldp_sparse_synthetic", "ldp_sparse_mf_sensitivity_raw"}),
         # the second: PrisCrowd's Fig. 5 block re-runs only the timing jobs and the figure
         ({"priscrowd": {"fig5": {"m": [1, 30], "timing_calls": 6}}},
@@ -167,7 +167,7 @@ def _planned(stdout: str) -> dict[str, int]:
          {"pptd_synthetic_tradeoff", "pptd_indoor_tradeoff", "ldp_sparse_synthetic"}),
         # a claim threshold: only that paper's claims (and the summary)
         ({"ldp_sparse": {"claims": {"mf_max_change": 0.6}}}, {"ldp_sparse_claims", "summary"},
-         {"ldp_sparse_synthetic", "ldp_sparse_real", "ldp_sparse_fig2", "pptd_claims"}),
+         {"ldp_sparse_synthetic", "ldp_sparse_real", "ldp_sparse_figures", "pptd_claims"}),
     ],
 )
 def test_editing_one_block_reruns_only_its_jobs(full_run, mirror, tmp_path, edit, reruns,

@@ -166,140 +166,100 @@ rule ldp_sparse_fig1:
         "../../scripts/ldp_sparse_fig1.py"
 
 
-rule ldp_sparse_fig2:
+#: The per-point repetition CSVs of each synthetic figure (one per sparsity).
+LDP_POINTS = {
+    fig: expand(
+        f"{LDP_OUT}/raw/{fig}/sparsity_{{s}}.csv",
+        s=[float(s) for s in LDP[fig]["sparsities"]],
+    )
+    for fig in ("fig2", "fig3", "fig4")
+}
+#: The titles of the synthetic figures (what the MAE change is plotted against).
+LDP_TITLES = {
+    fig: (
+        f"LDP-sparse Fig. {fig[3:]}: MAE change vs {what}, synthetic "
+        f"{LDP[fig]['workers']} workers × {LDP[fig]['tasks']} tasks"
+    )
+    for fig, what in [("fig2", "ε"), ("fig3", "sparsity"), ("fig4", "sparsity")]
+}
+
+#: Figs. 2-5 of LDP-sparse: {figure: its file stem, its inputs, how it is drawn}.
+LDP_PLOTS = {
+    "fig2": dict(
+        stem="fig2_mae_vs_epsilon",
+        inputs=LDP_POINTS["fig2"],
+        draw=dict(
+            methods=mechanism_labels(LDP["fig2"]["methods"]),
+            panel="sparsity",
+            panel_order=LDP["fig2"]["sparsities"],
+            x="epsilon",
+            panel_label="sparsity = {:g}",
+            xlabel="privacy budget ε",
+            yscale="symlog",
+            title=LDP_TITLES["fig2"],
+        ),
+    ),
+    **{
+        fig: dict(
+            stem=stem,
+            inputs=LDP_POINTS[fig],
+            draw=dict(
+                methods=mechanism_labels(LDP[fig]["methods"]),
+                panel="epsilon",
+                panel_order=LDP[fig]["epsilons"],
+                x="sparsity",
+                panel_label="ε = {:g}",
+                xlabel="sparsity",
+                yscale="symlog",
+                title=LDP_TITLES[fig],
+            ),
+        )
+        for fig, stem in [
+            ("fig3", "fig3_mae_vs_sparsity"),
+            ("fig4", "fig4_mae_vs_sparsity_large"),
+        ]
+    },
+    "fig5": dict(
+        stem="fig5_mae_vs_epsilon_real",
+        inputs=[f"{LDP_OUT}/raw/fig5/{ds}.csv" for ds in LDP["fig5"]["datasets"]],
+        draw=dict(
+            methods=mechanism_labels(LDP["fig5"]["methods"]),
+            panel="dataset",
+            panel_order=LDP["fig5"]["datasets"],
+            x="epsilon",
+            panel_label="{}",
+            xlabel="privacy budget ε",
+            yscale="symlog",
+            title="LDP-sparse Fig. 5: MAE change vs ε on the real datasets",
+        ),
+    ),
+}
+
+
+rule ldp_sparse_figures:
+    # one job draws Figs. 2-5 (a job per figure paid the interpreter, pandas and matplotlib
+    # start-up for each)
     input:
-        expand(
-            f"{LDP_OUT}/raw/fig2/sparsity_{{s}}.csv",
-            s=[float(s) for s in LDP["fig2"]["sparsities"]],
-        ),
+        **{fig: plot["inputs"] for fig, plot in LDP_PLOTS.items()},
     output:
-        csv=f"{LDP_OUT}/fig2_mae_vs_epsilon.csv",
-        png=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/fig2_mae_vs_epsilon.png",
-            caption="../report/ldp_sparse/fig2_mae_vs_epsilon.rst",
-            subcategory="Figure 2",
-        ),
-        svg=f"{LDP_OUT}/fig2_mae_vs_epsilon.svg",
+        csv=[f"{LDP_OUT}/{plot['stem']}.csv" for plot in LDP_PLOTS.values()],
+        png=[
+            paper_report(
+                "ldp_sparse",
+                f"{LDP_OUT}/{plot['stem']}.png",
+                caption=f"../report/ldp_sparse/{plot['stem']}.rst",
+                subcategory=f"Figure {fig[3:]}",
+            )
+            for fig, plot in LDP_PLOTS.items()
+        ],
+        svg=[f"{LDP_OUT}/{plot['stem']}.svg" for plot in LDP_PLOTS.values()],
     log:
-        "results/logs/ldp_sparse/fig2_mae_vs_epsilon.log",
+        "results/logs/ldp_sparse/figures.log",
     localrule: True
     conda:
         CONDA_ENV
     params:
-        methods=mechanism_labels(LDP["fig2"]["methods"]),
-        panel="sparsity",
-        panel_order=LDP["fig2"]["sparsities"],
-        x="epsilon",
-        panel_label="sparsity = {:g}",
-        xlabel="privacy budget ε",
-        yscale="symlog",
-        title=(
-            f"LDP-sparse Fig. 2: MAE change vs ε, synthetic "
-            f"{LDP['fig2']['workers']} workers × {LDP['fig2']['tasks']} tasks"
-        ),
-    script:
-        "../../scripts/ldp_sparse_figure.py"
-
-
-rule ldp_sparse_fig3:
-    input:
-        expand(
-            f"{LDP_OUT}/raw/fig3/sparsity_{{s}}.csv",
-            s=[float(s) for s in LDP["fig3"]["sparsities"]],
-        ),
-    output:
-        csv=f"{LDP_OUT}/fig3_mae_vs_sparsity.csv",
-        png=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/fig3_mae_vs_sparsity.png",
-            caption="../report/ldp_sparse/fig3_mae_vs_sparsity.rst",
-            subcategory="Figure 3",
-        ),
-        svg=f"{LDP_OUT}/fig3_mae_vs_sparsity.svg",
-    log:
-        "results/logs/ldp_sparse/fig3_mae_vs_sparsity.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        methods=mechanism_labels(LDP["fig3"]["methods"]),
-        panel="epsilon",
-        panel_order=LDP["fig3"]["epsilons"],
-        x="sparsity",
-        panel_label="ε = {:g}",
-        xlabel="sparsity",
-        yscale="symlog",
-        title=(
-            f"LDP-sparse Fig. 3: MAE change vs sparsity, synthetic "
-            f"{LDP['fig3']['workers']} workers × {LDP['fig3']['tasks']} tasks"
-        ),
-    script:
-        "../../scripts/ldp_sparse_figure.py"
-
-
-rule ldp_sparse_fig4:
-    input:
-        expand(
-            f"{LDP_OUT}/raw/fig4/sparsity_{{s}}.csv",
-            s=[float(s) for s in LDP["fig4"]["sparsities"]],
-        ),
-    output:
-        csv=f"{LDP_OUT}/fig4_mae_vs_sparsity_large.csv",
-        png=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/fig4_mae_vs_sparsity_large.png",
-            caption="../report/ldp_sparse/fig4_mae_vs_sparsity_large.rst",
-            subcategory="Figure 4",
-        ),
-        svg=f"{LDP_OUT}/fig4_mae_vs_sparsity_large.svg",
-    log:
-        "results/logs/ldp_sparse/fig4_mae_vs_sparsity_large.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        methods=mechanism_labels(LDP["fig4"]["methods"]),
-        panel="epsilon",
-        panel_order=LDP["fig4"]["epsilons"],
-        x="sparsity",
-        panel_label="ε = {:g}",
-        xlabel="sparsity",
-        yscale="symlog",
-        title=(
-            f"LDP-sparse Fig. 4: MAE change vs sparsity, synthetic "
-            f"{LDP['fig4']['workers']} workers × {LDP['fig4']['tasks']} tasks"
-        ),
-    script:
-        "../../scripts/ldp_sparse_figure.py"
-
-
-rule ldp_sparse_fig5:
-    input:
-        [f"{LDP_OUT}/raw/fig5/{ds}.csv" for ds in LDP["fig5"]["datasets"]],
-    output:
-        csv=f"{LDP_OUT}/fig5_mae_vs_epsilon_real.csv",
-        png=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/fig5_mae_vs_epsilon_real.png",
-            caption="../report/ldp_sparse/fig5_mae_vs_epsilon_real.rst",
-            subcategory="Figure 5",
-        ),
-        svg=f"{LDP_OUT}/fig5_mae_vs_epsilon_real.svg",
-    log:
-        "results/logs/ldp_sparse/fig5_mae_vs_epsilon_real.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        methods=mechanism_labels(LDP["fig5"]["methods"]),
-        panel="dataset",
-        panel_order=LDP["fig5"]["datasets"],
-        x="epsilon",
-        panel_label="{}",
-        xlabel="privacy budget ε",
-        yscale="symlog",
-        title="LDP-sparse Fig. 5: MAE change vs ε on the real datasets",
+        figures={fig: plot["draw"] for fig, plot in LDP_PLOTS.items()},
     script:
         "../../scripts/ldp_sparse_figure.py"
 
@@ -363,10 +323,7 @@ rule ldp_sparse_mf_sensitivity:
 
 rule ldp_sparse_bounds:
     input:
-        rules.ldp_sparse_fig2.output.csv,
-        rules.ldp_sparse_fig3.output.csv,
-        rules.ldp_sparse_fig4.output.csv,
-        rules.ldp_sparse_fig5.output.csv,
+        rules.ldp_sparse_figures.output.csv,
     output:
         csv=f"{LDP_OUT}/bounds.csv",
         md=f"{LDP_OUT}/bounds.md",
@@ -384,10 +341,10 @@ rule ldp_sparse_bounds:
 rule ldp_sparse_claims:
     input:
         # the per-repetition results behind each figure
-        fig2=rules.ldp_sparse_fig2.input,
-        fig3=rules.ldp_sparse_fig3.input,
-        fig4=rules.ldp_sparse_fig4.input,
-        fig5=rules.ldp_sparse_fig5.input,
+        fig2=LDP_PLOTS["fig2"]["inputs"],
+        fig3=LDP_PLOTS["fig3"]["inputs"],
+        fig4=LDP_PLOTS["fig4"]["inputs"],
+        fig5=LDP_PLOTS["fig5"]["inputs"],
         bounds=rules.ldp_sparse_bounds.output.csv,
         fig1=rules.ldp_sparse_fig1.output.csv,
         table2=rules.ldp_sparse_table2.output.csv,
@@ -411,10 +368,10 @@ register_readings(
     "ldp_sparse",
     tables={
         "fig1": rules.ldp_sparse_fig1.output.csv,
-        "fig2": rules.ldp_sparse_fig2.input,
-        "fig3": rules.ldp_sparse_fig3.input,
-        "fig4": rules.ldp_sparse_fig4.input,
-        "fig5": rules.ldp_sparse_fig5.input,
+        "fig2": LDP_PLOTS["fig2"]["inputs"],
+        "fig3": LDP_PLOTS["fig3"]["inputs"],
+        "fig4": LDP_PLOTS["fig4"]["inputs"],
+        "fig5": LDP_PLOTS["fig5"]["inputs"],
         "bounds": rules.ldp_sparse_bounds.output.csv,
         "table2": rules.ldp_sparse_table2.output.csv,
     },
@@ -431,10 +388,7 @@ rule ldp_sparse:
     input:
         rules.ldp_sparse_table2.output,
         rules.ldp_sparse_fig1.output,
-        rules.ldp_sparse_fig2.output,
-        rules.ldp_sparse_fig3.output,
-        rules.ldp_sparse_fig4.output,
-        rules.ldp_sparse_fig5.output,
+        rules.ldp_sparse_figures.output,
         rules.ldp_sparse_bounds.output,
         rules.ldp_sparse_claims.output,
         rules.ldp_sparse_mf_sensitivity.output,
