@@ -124,11 +124,15 @@ rule pptd_runtime:
         "../../scripts/pptd_runtime.py"
 
 
-rule pptd_plot_tradeoff:
-    # one job draws Figs. 2-6 (each figure job alone paid the interpreter, pandas and
-    # matplotlib start-up for one figure)
+rule pptd_figures:
+    # one job draws Figs. 2-8 (a job per figure paid the interpreter, pandas and matplotlib
+    # start-up for each)
     input:
         raw=expand("results/pptd/raw/{fig}.csv", fig=PPTD_TRADEOFF),
+        shown=rules.pptd_weights.output.shown,
+        reps=rules.pptd_weights.output.reps,
+        work=rules.pptd_runtime.output.work,
+        timings=rules.pptd_runtime.output.timings,
     output:
         csv=expand("results/pptd/{fig}.csv", fig=PPTD_TRADEOFF),
         png=[
@@ -141,63 +145,36 @@ rule pptd_plot_tradeoff:
             for fig in PPTD_TRADEOFF
         ],
         svg=expand("results/pptd/{fig}.svg", fig=PPTD_TRADEOFF),
-    log:
-        "results/logs/pptd/plot_tradeoff.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        figures=PPTD_TRADEOFF,
-        units={"fig6": PPTD["fig6"].get("unit", "")},
-    script:
-        "../../scripts/pptd_plot_tradeoff.py"
-
-
-rule pptd_plot_weights:
-    input:
-        shown=rules.pptd_weights.output.shown,
-        reps=rules.pptd_weights.output.reps,
-    output:
-        csv="results/pptd/fig7.csv",
-        png=paper_report(
+        fig7_csv="results/pptd/fig7.csv",
+        fig7_png=paper_report(
             "pptd",
             "results/pptd/fig7.png",
             caption="../report/pptd/fig7.rst",
             subcategory="Figure 7",
         ),
-        svg="results/pptd/fig7.svg",
-    log:
-        "results/logs/pptd/plot_fig7.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        unit=PPTD["fig7"].get("unit", ""),
-    script:
-        "../../scripts/pptd_plot_weights.py"
-
-
-rule pptd_plot_runtime:
-    input:
-        work=rules.pptd_runtime.output.work,
-        timings=rules.pptd_runtime.output.timings,
-    output:
-        csv="results/pptd/fig8.csv",
-        timings="results/pptd/fig8_timings.csv",
-        png=paper_report(
+        fig7_svg="results/pptd/fig7.svg",
+        fig8_csv="results/pptd/fig8.csv",
+        fig8_timings="results/pptd/fig8_timings.csv",
+        fig8_png=paper_report(
             "pptd",
             "results/pptd/fig8.png",
             caption="../report/pptd/fig8.rst",
             subcategory="Figure 8",
         ),
-        svg="results/pptd/fig8.svg",
+        fig8_svg="results/pptd/fig8.svg",
     log:
-        "results/logs/pptd/plot_fig8.log",
+        "results/logs/pptd/figures.log",
     localrule: True
     conda:
         CONDA_ENV
+    params:
+        figures=PPTD_TRADEOFF,
+        units={
+            "fig6": PPTD["fig6"].get("unit", ""),
+            "fig7": PPTD["fig7"].get("unit", ""),
+        },
     script:
-        "../../scripts/pptd_plot_runtime.py"
+        "../../scripts/pptd_figures.py"
 
 
 rule pptd_claims:
