@@ -183,7 +183,8 @@ LDP_TITLES = {
     for fig, what in [("fig2", "ε"), ("fig3", "sparsity"), ("fig4", "sparsity")]
 }
 
-#: Figs. 2-5 of LDP-sparse: {figure: its file stem, its inputs, how it is drawn}.
+#: Figs. 2-5 of LDP-sparse and the MF sensitivity (not in the paper): {figure: its file stem,
+#: its inputs, how it is drawn, and its report subcategory when not "Figure <n>"}.
 LDP_PLOTS = {
     "fig2": dict(
         stem="fig2_mae_vs_epsilon",
@@ -233,12 +234,35 @@ LDP_PLOTS = {
             title="LDP-sparse Fig. 5: MAE change vs ε on the real datasets",
         ),
     ),
+    "mf_sensitivity": dict(
+        stem="mf_sensitivity",
+        subcategory="MF sensitivity (not in the paper)",
+        inputs=[f"{LDP_OUT}/raw/mf_sensitivity.csv"],
+        draw=dict(
+            methods=[f"MF, λ={float(r):g}" for r in LDP["mf_sensitivity"]["ridge"]],
+            extra_keys=["d", "ridge"],
+            panel="epsilon",
+            panel_order=LDP["mf_sensitivity"]["epsilons"],
+            x="d",
+            panel_label="ε = {:g}",
+            xlabel="factorisation parameter d",
+            yscale="symlog",
+            logx=True,
+            mark_x=[LDP["d"], "d of Figs. 2-5"],
+            title=(
+                f"MF sensitivity (not in LDP-sparse): synthetic "
+                f"{LDP['mf_sensitivity']['workers']} workers × "
+                f"{LDP['mf_sensitivity']['tasks']} tasks, sparsity "
+                f"{LDP['mf_sensitivity']['sparsity']:g}"
+            ),
+        ),
+    ),
 }
 
 
 rule ldp_sparse_figures:
-    # one job draws Figs. 2-5 (a job per figure paid the interpreter, pandas and matplotlib
-    # start-up for each)
+    # one job draws Figs. 2-5 and the MF sensitivity (a job per figure paid the interpreter,
+    # pandas and matplotlib start-up for each)
     input:
         **{fig: plot["inputs"] for fig, plot in LDP_PLOTS.items()},
     output:
@@ -248,7 +272,7 @@ rule ldp_sparse_figures:
                 "ldp_sparse",
                 f"{LDP_OUT}/{plot['stem']}.png",
                 caption=f"../report/ldp_sparse/{plot['stem']}.rst",
-                subcategory=f"Figure {fig[3:]}",
+                subcategory=plot.get("subcategory", f"Figure {fig[3:]}"),
             )
             for fig, plot in LDP_PLOTS.items()
         ],
@@ -261,7 +285,7 @@ rule ldp_sparse_figures:
     params:
         figures={fig: plot["draw"] for fig, plot in LDP_PLOTS.items()},
     script:
-        "../../scripts/ldp_sparse_figure.py"
+        "../../scripts/ldp_sparse_figures.py"
 
 
 rule ldp_sparse_mf_sensitivity_raw:
@@ -284,46 +308,12 @@ rule ldp_sparse_mf_sensitivity_raw:
         "../../scripts/ldp_sparse_mf_sensitivity.py"
 
 
-rule ldp_sparse_mf_sensitivity:
-    input:
-        rules.ldp_sparse_mf_sensitivity_raw.output,
-    output:
-        csv=f"{LDP_OUT}/mf_sensitivity.csv",
-        png=paper_report(
-            "ldp_sparse",
-            f"{LDP_OUT}/mf_sensitivity.png",
-            caption="../report/ldp_sparse/mf_sensitivity.rst",
-            subcategory="MF sensitivity (not in the paper)",
-        ),
-        svg=f"{LDP_OUT}/mf_sensitivity.svg",
-    log:
-        "results/logs/ldp_sparse/mf_sensitivity.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        methods=[f"MF, λ={float(r):g}" for r in LDP["mf_sensitivity"]["ridge"]],
-        extra_keys=["d", "ridge"],
-        panel="epsilon",
-        panel_order=LDP["mf_sensitivity"]["epsilons"],
-        x="d",
-        panel_label="ε = {:g}",
-        xlabel="factorisation parameter d",
-        yscale="symlog",
-        logx=True,
-        mark_x=[LDP["d"], "d of Figs. 2-5"],
-        title=(
-            f"MF sensitivity (not in LDP-sparse): synthetic "
-            f"{LDP['mf_sensitivity']['workers']} workers × {LDP['mf_sensitivity']['tasks']} "
-            f"tasks, sparsity {LDP['mf_sensitivity']['sparsity']:g}"
-        ),
-    script:
-        "../../scripts/ldp_sparse_figure.py"
-
-
 rule ldp_sparse_bounds:
     input:
-        rules.ldp_sparse_figures.output.csv,
+        [
+            f"{LDP_OUT}/{LDP_PLOTS[fig]['stem']}.csv"
+            for fig in ("fig2", "fig3", "fig4", "fig5")
+        ],
     output:
         csv=f"{LDP_OUT}/bounds.csv",
         md=f"{LDP_OUT}/bounds.md",
@@ -391,6 +381,5 @@ rule ldp_sparse:
         rules.ldp_sparse_figures.output,
         rules.ldp_sparse_bounds.output,
         rules.ldp_sparse_claims.output,
-        rules.ldp_sparse_mf_sensitivity.output,
         PAPERS["ldp_sparse"]["readings"],
     localrule: True

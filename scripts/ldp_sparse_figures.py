@@ -3,9 +3,8 @@ the MF sensitivity to d and a ridge term (not in the paper).
 
 Adapter: for each figure, concatenates the per-point repetition CSVs, summarises them (mean,
 std, R per point and method, ``crowdpriv.ldp_sparse.summarise`` = the shared aggregator) and
-draws the figure (PNG and SVG). Rule ldp_sparse_figures draws Figs. 2-5 in one job
-(``params.figures``: {figure: how it is drawn}, inputs named by figure, outputs in that order);
-rule ldp_sparse_mf_sensitivity draws one figure (how it is drawn: the params themselves).
+draws the figure (PNG and SVG). Rule ldp_sparse_figures draws them all in one job
+(``params.figures``: {figure: how it is drawn}, inputs named by figure, outputs in that order).
 """
 
 from crowdpriv.runtime import start_job
@@ -58,11 +57,7 @@ def draw(inputs, csv, png, svg, p: dict) -> None:
     save_figure(fig, png, svg)
 
 
-params = snakemake.params  # noqa: F821
 out = snakemake.output  # noqa: F821
-if hasattr(params, "figures"):
-    for i, (name, how) in enumerate(params.figures.items()):
-        draw(snakemake.input[name], out.csv[i], out.png[i], out.svg[i], how)  # noqa: F821
-        logger.info("%s: %s, %s, %s", name, out.csv[i], out.png[i], out.svg[i])
-else:
-    draw(list(snakemake.input), out.csv, out.png, out.svg, dict(params.items()))  # noqa: F821
+for i, (name, how) in enumerate(snakemake.params.figures.items()):  # noqa: F821
+    draw(snakemake.input[name], out.csv[i], out.png[i], out.svg[i], how)  # noqa: F821
+    logger.info("%s: %s, %s, %s", name, out.csv[i], out.png[i], out.svg[i])
