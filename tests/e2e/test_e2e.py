@@ -148,14 +148,14 @@ def _planned(stdout: str) -> dict[str, int]:
          {"ldp_sparse_synthetic", "ldp_sparse_mf_sensitivity_raw"}),
         # the second: PrisCrowd's Fig. 5 block re-runs only the timing jobs and the figure
         ({"priscrowd": {"fig5": {"m": [1, 30], "timing_calls": 6}}},
-         {"priscrowd_timing", "priscrowd_fig5", "priscrowd_claims"},
+         {"priscrowd_timing", "priscrowd_figures", "priscrowd_claims"},
          {"priscrowd_run", "priscrowd_simulated"}),
         # a new p in Table 2: its own simulation job only
         ({"priscrowd": {"table2": {"p": [0.1, 0.3, 0.5, 0.6]}}},
-         {"priscrowd_simulated", "priscrowd_table2"},
+         {"priscrowd_simulated", "priscrowd_figures"},
          {"priscrowd_run", "priscrowd_timing"}),
         # Fig. 4's release sizes: the per-dataset runs score them, nothing else
-        ({"priscrowd": {"fig4": {"m": [1, 10, 30]}}}, {"priscrowd_run", "priscrowd_fig4"},
+        ({"priscrowd": {"fig4": {"m": [1, 10, 30]}}}, {"priscrowd_run", "priscrowd_figures"},
          {"priscrowd_timing", "priscrowd_simulated"}),
         # PPTD Fig. 3's λ1 list: Fig. 3's job only
         ({"pptd": {"fig3": {"lambda1": [1.0, 3.0]}}}, {"pptd_synthetic_tradeoff"},

@@ -160,130 +160,66 @@ rule priscrowd_timing:
         "../../scripts/priscrowd_timing.py"
 
 
-rule priscrowd_table1:
+rule priscrowd_figures:
+    # one job draws every PrisCrowd table and figure (Tables 1-2, Figs. 3-5, the release
+    # counts, Theorem 2's budget): a job each paid the interpreter, pandas and matplotlib
+    # start-up for one figure. Names are <part>_<file>; scripts/priscrowd_figures.py
     input:
-        runs=pris_run("table"),
-        info=pris_run("info"),
-        paper=paper_values("priscrowd_table1.csv"),
+        table1_runs=pris_run("table"),
+        table1_info=pris_run("info"),
+        table1_paper=paper_values("priscrowd_table1.csv"),
+        table2_runs=pris_simulated("table"),
+        table2_paper=paper_values("priscrowd_table2.csv"),
+        fig3_curves=pris_run("fig3_curves"),
+        fig3_claims=pris_run("fig3_claims"),
+        fig4_runs=pris_run("fig4"),
+        fig5_work=pris_run("work"),
+        fig5_timings=pris_run("fig5_timings"),
+        fig5_release=pris_run("release"),
+        release_release=pris_run("release"),
+        release_info=pris_run("info"),
+        release_simulated=pris_simulated("release"),
+        budget_budget=pris_run("budget"),
     output:
-        **pris_figure("table1", "Table 1"),
-        csv="results/priscrowd/table1.csv",
-        md="results/priscrowd/table1.md",
+        **{
+            f"{part}_{kind}": path
+            for part, name, subcategory in [
+                ("table1", "table1", "Table 1"),
+                ("table2", "table2", "Table 2"),
+                ("fig3", "fig3", "Figure 3"),
+                ("fig4", "fig4", "Figure 4"),
+                ("fig5", "fig5", "Figure 5"),
+                ("release", "release", "Release"),
+                ("budget", "privacy_budget", "Theorem 2"),
+            ]
+            for kind, path in pris_figure(name, subcategory).items()
+        },
+        table1_csv="results/priscrowd/table1.csv",
+        table1_md="results/priscrowd/table1.md",
+        table2_csv="results/priscrowd/table2.csv",
+        table2_md="results/priscrowd/table2.md",
+        fig3_csv="results/priscrowd/fig3.csv",
+        fig3_claims="results/priscrowd/fig3_claims.csv",
+        fig3_ise="results/priscrowd/fig3_ise.csv",
+        fig4_csv="results/priscrowd/fig4.csv",
+        fig5_csv="results/priscrowd/fig5.csv",
+        fig5_reps="results/priscrowd/fig5_reps.csv",
+        fig5_timings="results/priscrowd/fig5_timings.csv",
+        release_csv="results/priscrowd/release.csv",
+        release_md="results/priscrowd/release.md",
+        budget_csv="results/priscrowd/privacy_budget.csv",
+        budget_md="results/priscrowd/privacy_budget.md",
     log:
-        "results/logs/priscrowd/table1.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    script:
-        "../../scripts/priscrowd_table1.py"
-
-
-rule priscrowd_table2:
-    input:
-        runs=pris_simulated("table"),
-        paper=paper_values("priscrowd_table2.csv"),
-    output:
-        **pris_figure("table2", "Table 2"),
-        csv="results/priscrowd/table2.csv",
-        md="results/priscrowd/table2.md",
-    log:
-        "results/logs/priscrowd/table2.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    script:
-        "../../scripts/priscrowd_table2.py"
-
-
-rule priscrowd_fig3:
-    input:
-        curves=pris_run("fig3_curves"),
-        claims=pris_run("fig3_claims"),
-    output:
-        **pris_figure("fig3", "Figure 3"),
-        csv="results/priscrowd/fig3.csv",
-        claims="results/priscrowd/fig3_claims.csv",
-        ise="results/priscrowd/fig3_ise.csv",
-    log:
-        "results/logs/priscrowd/fig3.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    params:
-        quantiles=PRIS["fig3"]["quantiles"],
-    script:
-        "../../scripts/priscrowd_fig3.py"
-
-
-rule priscrowd_fig4:
-    input:
-        runs=pris_run("fig4"),
-    output:
-        **pris_figure("fig4", "Figure 4"),
-        csv="results/priscrowd/fig4.csv",
-    log:
-        "results/logs/priscrowd/fig4.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    script:
-        "../../scripts/priscrowd_fig4.py"
-
-
-rule priscrowd_fig5:
-    input:
-        work=pris_run("work"),
-        timings=pris_run("fig5_timings"),
-        release=pris_run("release"),
-    output:
-        **pris_figure("fig5", "Figure 5"),
-        csv="results/priscrowd/fig5.csv",
-        reps="results/priscrowd/fig5_reps.csv",
-        timings="results/priscrowd/fig5_timings.csv",
-    log:
-        "results/logs/priscrowd/fig5.log",
+        "results/logs/priscrowd/figures.log",
     localrule: True
     conda:
         CONDA_ENV
     params:
-        m=PRIS["fig5"]["m"],
-        max_candidates=PRIS["max_candidates"],
+        fig3_quantiles=PRIS["fig3"]["quantiles"],
+        fig5_m=PRIS["fig5"]["m"],
+        fig5_max_candidates=PRIS["max_candidates"],
     script:
-        "../../scripts/priscrowd_fig5.py"
-
-
-rule priscrowd_release:
-    input:
-        release=pris_run("release"),
-        info=pris_run("info"),
-        simulated=pris_simulated("release"),
-    output:
-        **pris_figure("release", "Release"),
-        csv="results/priscrowd/release.csv",
-        md="results/priscrowd/release.md",
-    log:
-        "results/logs/priscrowd/release.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    script:
-        "../../scripts/priscrowd_release.py"
-
-
-rule priscrowd_privacy_budget:
-    input:
-        budget=pris_run("budget"),
-    output:
-        **pris_figure("privacy_budget", "Theorem 2"),
-        csv="results/priscrowd/privacy_budget.csv",
-        md="results/priscrowd/privacy_budget.md",
-    log:
-        "results/logs/priscrowd/privacy_budget.log",
-    localrule: True
-    conda:
-        CONDA_ENV
-    script:
-        "../../scripts/priscrowd_privacy_budget.py"
+        "../../scripts/priscrowd_figures.py"
 
 
 rule priscrowd_claims:
@@ -291,9 +227,9 @@ rule priscrowd_claims:
         table1=pris_run("table"),
         table2=pris_simulated("table"),
         fig4=pris_run("fig4"),
-        fig5=rules.priscrowd_fig5.output.reps,
-        fig3_ise=rules.priscrowd_fig3.output.ise,
-        fig3_claims=rules.priscrowd_fig3.output.claims,
+        fig5=rules.priscrowd_figures.output.fig5_reps,
+        fig3_ise=rules.priscrowd_figures.output.fig3_ise,
+        fig3_claims=rules.priscrowd_figures.output.fig3_claims,
         budget=pris_run("budget"),
         paper_table1=paper_values("priscrowd_table1.csv"),
         paper_table2=paper_values("priscrowd_table2.csv"),
@@ -321,9 +257,9 @@ register_readings(
         "table1": pris_run("table"),
         "table2": pris_simulated("table"),
         "fig4": pris_run("fig4"),
-        "fig5": rules.priscrowd_fig5.output.reps,
-        "fig3_ise": rules.priscrowd_fig3.output.ise,
-        "fig3_claims": rules.priscrowd_fig3.output.claims,
+        "fig5": rules.priscrowd_figures.output.fig5_reps,
+        "fig3_ise": rules.priscrowd_figures.output.fig3_ise,
+        "fig3_claims": rules.priscrowd_figures.output.fig3_claims,
         "budget": pris_run("budget"),
         "paper_table1": paper_values("priscrowd_table1.csv"),
         "paper_table2": paper_values("priscrowd_table2.csv"),
