@@ -584,6 +584,15 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
     return results
 
 
+def _line_text(m: Mutant) -> str:
+    return (ROOT / m.file).read_text().splitlines()[m.line - 1]
+
+
+def _key(file, col, original, replacement, text):
+    """A mutant by its line's text, not its number (tests or pragmas added move lines)."""
+    return file, col, original, replacement, text.strip()
+
+
 def _cpu_seconds() -> float:
     """CPU time of this process and of every process it has waited for (the mutation servers
     and, through them, their children; the traced runs)."""
@@ -654,7 +663,8 @@ def report(results: list[Result], out_dir: Path, elapsed: float, cpu: float = 0.
          "laws": {"mutants": len(laws), "killed": sum(r.outcome != "survived" for r in laws)},
          "by_file": by_file, "seconds": elapsed, "cpu_seconds": cpu, "jobs": jobs,
          "results": [dict(asdict(r.mutant), outcome=r.outcome, seconds=r.seconds,
-                          group=r.group, tests=r.tests) for r in results]},
+                          group=r.group, tests=r.tests, text=_line_text(r.mutant))
+                     for r in results]},
         indent=1))
     print("\n".join(lines))
     return score
@@ -672,6 +682,9 @@ def main(argv=None) -> int:
     parser.add_argument("--all-tests", action="store_true",
                         help="run every test of a target against each of its mutants (slow), "
                              "not only those that run the mutated statement")
+    parser.add_argument("--survivors-of", type=Path, metavar="REPORT_JSON",
+                        help="run only the mutants that survived in this earlier report (after "
+                             "adding tests; the sources must be unchanged around them)")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mutation")
     args = parser.parse_args(argv)
     work: list[Work] = []
@@ -689,6 +702,12 @@ def main(argv=None) -> int:
                 more, pragma["mechanisms"] = generated(mech, "mechanisms")
                 work += more
             work += [Work(m, mech[ROOT / m.file][0], "laws") for m, _ in law_mutants()]
+    if args.survivors_of:
+        old = json.loads(args.survivors_of.read_text())["results"]
+        keep = {_key(r["file"], r["col"], r["original"], r["replacement"], r["text"])
+                for r in old if r["outcome"] == "survived"}
+        work = [w for w in work if _key(w.mutant.file, w.mutant.col, w.mutant.original,
+                                        w.mutant.replacement, _line_text(w.mutant)) in keep]
     originals = {f: f.read_bytes() for f in {ROOT / w.mutant.file for w in work}}
     t0, cpu0 = time.monotonic(), _cpu_seconds()
     results = run_all(work, args.jobs, args.timeout, select=not args.all_tests)
