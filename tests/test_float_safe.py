@@ -47,6 +47,18 @@ def test_rr_thresholds_keep_the_ratio_at_most_e_eps_and_q_is_the_smallest(eps, k
     assert Fraction(N - k * (q - 1), q - 1) > hi  # hence > e^ε: q is the smallest admissible
 
 
+def test_rr_thresholds_retry_with_more_digits_when_the_first_attempt_is_short(monkeypatch):
+    """At 12 digits the error bound (≈ 10^9 at values ≈ 10^18) always spans an integer: the
+    ceiling then comes from the retry, and it is the same exact q (checked as above)."""
+    from crowdpriv.mechanisms import rr_exact
+
+    monkeypatch.setattr(rr_exact, "DIGITS", 12)
+    for eps, k in [(0.1, 2), (3.7, 10)]:
+        q, keep = (int(v) for v in rr_exact.rr_thresholds(eps, k))
+        lo, hi = _exp_bounds(eps)
+        assert Fraction(keep, q) <= lo and Fraction(N - k * (q - 1), q - 1) > hi
+
+
 @pytest.mark.parametrize("eps", [0.0, 44.0, 500.0])
 @pytest.mark.parametrize("k", [2, 3])
 def test_rr_thresholds_at_the_extremes(eps, k):

@@ -311,3 +311,38 @@ def test_pptd_ledger_per_record_epsilon_is_from_lambda2(eps, lam1, reading):
     assert release.ledger["spent"]["exact_epsilon_per_record"] == pytest.approx(
         sens * math.sqrt(2 * lam2))
     assert release.ledger["spent"]["delta"] == 0.1
+
+
+@pytest.mark.parametrize("mech_id", mechanisms.ids())
+def test_settings_claims_and_guarantees_cannot_change_after_the_fact(mech_id):
+    """A ledger's numbers and the settings they come from are frozen values: assigning to one
+    raises, and equal values hash alike (they key caches and compare across runs)."""
+    import dataclasses
+
+    mech = mechanisms.get(mech_id)
+    settings = mech.example_settings()
+    shape = DataShape(workers=7, tasks=13, max_records_per_worker=9)
+    objects = [settings, shape, mech.claimed(settings, 1.0, domain_size=5),
+               mech.guarantee(settings, shape, 1.0, domain_size=5)]
+    for obj in objects:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            obj.anything = 1
+    assert hash(settings) == hash(mech.example_settings())
+
+
+def test_data_shape_of_answers_and_of_a_table():
+    nan = np.nan
+    answers = np.array([[1.0, nan, 0.0], [nan, nan, nan], [2.0, 1.0, 1.0], [nan, 0.0, nan]])
+    assert DataShape.of_answers(answers) == DataShape(4, 3, 3)
+    assert DataShape.of_answers(np.empty((0, 0))) == DataShape(0, 0, 0)
+    table = pd.DataFrame({"task": [0, 1, 1, 2], "worker": [5, 5, 6, 5], "value": [1, 2, 3, 4]})
+    assert DataShape.of_table(table) == DataShape(2, 3, 3)
+    assert DataShape.of_table(table.iloc[:0]) == DataShape(0, 0, 0)
+
+
+def test_basic_composition_of_no_record_costs_nothing_even_at_an_infinite_epsilon():
+    from crowdpriv.mechanisms import basic_composition
+
+    assert basic_composition(math.inf, 0, 0.5) == (0.0, 0.0)
+    assert basic_composition(0.5, 3, 0.25) == (1.5, 0.75)
+    assert basic_composition(0.5, 3, 0.5) == (1.5, 1.0)  # δ capped at 1

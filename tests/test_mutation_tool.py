@@ -75,3 +75,63 @@ def test_default_targets_cover_the_claims_code():
     assert {"scripts/crowdpriv/claims.py", "scripts/crowdpriv/significance.py"} <= names
     for module, tests in targets.items():
         assert all(t.is_file() for t in tests), module
+
+
+REGION_SOURCE = '''LIMIT = 3
+
+
+def outer(a, b=2 * LIMIT):
+    total = (a +
+             b)
+    if (total > 1 and
+            a < b):
+        return lambda x: x * 2
+    return total
+
+
+class K:
+    size = 4 - 1
+
+    def method(self):
+        return self.size + 1
+'''
+
+
+def _at(text):
+    return REGION_SOURCE.index(text), REGION_SOURCE.index(text) + len(text)
+
+
+def test_a_mutant_region_is_its_statement_or_compound_header():
+    st = mutate.Statements(REGION_SOURCE)
+    assert st.region(*_at("+")) == ({5, 6}, False)  # a two-line simple statement
+    assert st.region(*_at("<")) == ({7, 8}, False)  # an if test, not its body
+    assert st.region(*_at("x * 2")) == ({9}, False)
+    assert st.region(*_at("self.size + 1")) == ({17}, False)
+    # run at import time: a default, a class attribute, a module constant
+    assert st.region(*_at("2 * LIMIT"))[1] is True
+    assert st.region(*_at("4 - 1"))[1] is True
+    assert st.region(*_at("3"))[1] is True
+
+
+def test_tests_are_selected_by_the_lines_they_run_fastest_first():
+    root = mutate.ROOT
+    f = "scripts/crowdpriv/x.py"
+    cov = mutate.Coverage({"tests": {
+        "tests/test_a.py::slow": {"seconds": 2.0, "outcome": "passed", "lines": {f: [5, 6]}},
+        "tests/test_a.py::fast": {"seconds": 0.1, "outcome": "passed", "lines": {f: [6]}},
+        "tests/test_b.py::mid": {"seconds": 1.0, "outcome": "passed", "lines": {f: [5, 17]}},
+        "tests/test_b.py::none": {"seconds": 0.0, "outcome": "passed", "lines": {}}},
+        "<import>": {f: [1, 4, 13, 14, 16]}})
+    cov.statements[f] = mutate.Statements(REGION_SOURCE)
+    tests = [root / "tests/test_a.py", root / "tests/test_b.py"]
+
+    def mutant(text):
+        start, end = _at(text)
+        return mutate.Mutant(f, 0, 0, start, end, text, text, "constant")
+
+    # a file's tests together, the file with the fastest test first
+    assert cov.select(mutant("+"), tests) == ["tests/test_a.py::fast", "tests/test_a.py::slow",
+                                              "tests/test_b.py::mid"]
+    assert cov.select(mutant("+"), tests[1:]) == ["tests/test_b.py::mid"]
+    assert cov.select(mutant("x * 2"), tests) == []  # no test runs line 9
+    assert len(cov.select(mutant("4 - 1"), tests)) == 4  # import time: every test

@@ -33,18 +33,30 @@ Docstrings and the format specs of f-strings are not mutated. A line carrying
 ``# pragma: no mutate`` is skipped: use it only for an equivalent mutant, and say why after it.
 
 Each mutant runs in a private copy of ``scripts/`` (so several run at once and the working tree
-is never touched) with ``pytest -x``; a failing test or a timeout kills it. The score is
-killed / mutants. The report goes to ``results/mutation/report.{json,md}``; the exit status is 1
-when the score is below ``--min-score``.
+is never touched) with ``pytest -x``; a failing test or a timeout kills it. Only the tests that
+run the mutated statement are run, fastest first: before any mutant, the target's tests run once
+with a line tracer (``tests/mutation/trace_lines.py``, ``sys.settrace``) that records which
+lines of the mutated modules each test runs (its setup and the module- or session-wide fixtures
+it uses included). A mutant whose statement runs at import time (module or class level, a
+``def`` line, or a line run while the package is imported) gets every test of its target; a
+mutant whose statement no test runs survives without a run (a test that does not run a line
+cannot see it changed). The traced run also checks that every test passes without a mutant.
+``--all-tests`` runs every test of the target against each mutant instead (the old, slow way).
+
+The score is killed / mutants, per group and overall. The report goes to
+``results/mutation/report.{json,md}`` with the wall and CPU time; the exit status is 1 when the
+score is below ``--min-score`` or a law mutant survives.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import itertools
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -56,6 +68,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PRAGMA = "# pragma: no mutate"
+#: pytest options of every run, the traced one and the mutants'
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-o", "addopts=", "-m", "not e2e",
+               "-W", "ignore::RuntimeWarning"]
 
 COMPARE_SWAPS = {
     "<": ["<=", ">"], "<=": ["<", ">="], ">": [">=", "<"], ">=": [">", "<="],
@@ -150,11 +165,12 @@ def _number_mutations(value) -> list[str]:
     return [repr(value * 1.5)]
 
 
-def find_mutants(source: str, file: str) -> list[Mutant]:
-    """Every mutant of ``source`` (see the module docstring for the operators)."""
+def find_mutants(source: str, file: str, *, pragma: bool = True) -> list[Mutant]:
+    """Every mutant of ``source`` (see the module docstring for the operators); with
+    ``pragma=False`` also those on the lines marked ``# pragma: no mutate``."""
     tree = ast.parse(source)
     pos = _Positions(source)
-    skip_lines = {i + 1 for i, line in enumerate(pos.lines) if PRAGMA in line}
+    skip_lines = {i + 1 for i, line in enumerate(pos.lines) if pragma and PRAGMA in line}
     skip_nodes = _docstring_nodes(tree) | _format_spec_nodes(tree)
     found: list[Mutant] = []
 
@@ -286,17 +302,138 @@ def _within(source: str, names) -> list[tuple[int, int]]:
     return spans
 
 
+class Statements:
+    """Where each statement of a module sits, to tell which lines a mutant's statement runs on:
+    a simple statement's lines, or a compound statement's header (``if``/``while`` test,
+    ``for`` iterable, ``def`` line with its decorators and defaults, ``except`` clause)."""
+
+    def __init__(self, source: str):
+        tree = ast.parse(source)
+        self.pos = _Positions(source)
+        self.source = source
+        self.items: list[tuple[int, int, frozenset[int], bool]] = []
+
+        def visit(node, in_function: bool):
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.stmt, ast.excepthandler)):
+                    first = min([child.lineno] + [d.lineno for d in
+                                                  getattr(child, "decorator_list", [])])
+                    end = _node_span(child, self.pos)[1]
+                    body = getattr(child, "body", None)
+                    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                        last = max(first, body[0].lineno - 1)
+                    else:
+                        last = child.end_lineno
+                    self.items.append((self.pos.starts[first - 1], end,
+                                       frozenset(range(first, last + 1)), in_function))
+                    inner = in_function or isinstance(child, (ast.FunctionDef,
+                                                              ast.AsyncFunctionDef))
+                    visit(child, inner)
+                else:
+                    visit(child, in_function)
+
+        visit(tree, False)
+
+    def region(self, start: int, end: int) -> tuple[set[int], bool]:
+        """The lines on which the statement(s) holding ``source[start:end]`` run, and whether
+        that code runs at import time (module or class level, a ``def`` line)."""
+        holding = [it for it in self.items if it[0] <= start < it[1]]
+        first_line = self.source.count("\n", 0, start) + 1
+        last_line = self.source.count("\n", 0, max(start, end - 1)) + 1
+        lines = set(range(first_line, last_line + 1))
+        if not holding:
+            return lines, True
+        innermost = min(holding, key=lambda it: it[1] - it[0])
+        return lines | innermost[2], not innermost[3]
+
+
+class Coverage:
+    """Which tests run which lines of the targets (one traced run of the tests, see
+    ``tests/mutation/trace_lines.py``), and how long each test took."""
+
+    def __init__(self, data: dict):
+        self.tests = data["tests"]
+        self.at_import = {f: set(lines) for f, lines in data["<import>"].items()}
+        self.by_line: dict[str, dict[int, set[str]]] = {}
+        for nodeid, rec in self.tests.items():
+            for file, lines in rec["lines"].items():
+                index = self.by_line.setdefault(file, {})
+                for line in lines:
+                    index.setdefault(line, set()).add(nodeid)
+        self.statements: dict[str, Statements] = {}
+
+    def failed(self) -> list[str]:
+        return [n for n, rec in self.tests.items() if rec["outcome"] != "passed"]
+
+    def select(self, mutant: Mutant, tests: list[Path]) -> list[str]:
+        """The tests (node ids, fastest first, a file's tests together) of ``tests`` that run
+        the mutated statement: all of them when it runs at import time; none when no test
+        runs it."""
+        files = {str(t.relative_to(ROOT)) for t in tests}
+        mine = [n for n in self.tests if n.split("::")[0] in files]
+        if mutant.file not in self.statements:
+            self.statements[mutant.file] = Statements((ROOT / mutant.file).read_text())
+        lines, at_import = self.statements[mutant.file].region(mutant.start, mutant.end)
+        if at_import or lines & self.at_import.get(mutant.file, set()):
+            chosen = set(mine)
+        else:
+            index = self.by_line.get(mutant.file, {})
+            chosen = set().union(*(index.get(line, set()) for line in lines)) & set(mine)
+        ordered = sorted(chosen, key=lambda n: (self.tests[n]["seconds"], n))
+        first_seen: dict[str, int] = {}
+        for n in ordered:
+            first_seen.setdefault(n.split("::")[0], len(first_seen))
+        return sorted(ordered, key=lambda n: first_seen[n.split("::")[0]])
+
+
+def trace(test_files: list[Path], target_files: list[Path], jobs: int) -> Coverage:
+    """Run ``test_files`` once (``jobs`` processes, a file's tests in one) with every line of
+    ``target_files`` that each test runs recorded."""
+    groups: list[list[Path]] = [[] for _ in range(max(1, jobs))]
+    for i, t in enumerate(sorted(test_files, key=lambda t: -t.stat().st_size)):
+        groups[i % len(groups)].append(t)
+    out_dir = Path(tempfile.mkdtemp(prefix="crowdpriv-trace-"))
+    procs = []
+    for i, group in enumerate(g for g in groups if g):
+        env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT / "scripts"),
+                                              str(ROOT / "tests")]),
+               "CROWDPRIV_TRACE_ROOT": str(ROOT), "CROWDPRIV_TRACE_OUT": str(out_dir / f"{i}.json"),
+               "CROWDPRIV_TRACE_FILES": os.pathsep.join(str(f.relative_to(ROOT))
+                                                        for f in target_files)}
+        args = [sys.executable, "-m", "pytest", "-q", "-p", "trace_lines", *PYTEST_ARGS,
+                *map(str, group)]
+        procs.append(subprocess.Popen(args, env=env, cwd=ROOT, stdout=subprocess.DEVNULL))
+    merged: dict = {"tests": {}, "<import>": {}}
+    try:
+        for i, proc in enumerate(procs):
+            proc.wait()
+            data = json.loads((out_dir / f"{i}.json").read_text())
+            merged["tests"].update(data["tests"])
+            for file, lines in data["<import>"].items():
+                merged["<import>"][file] = sorted(set(merged["<import>"].get(file, [])) |
+                                                  set(lines))
+    finally:
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return Coverage(merged)
+
+
 @dataclass
 class Result:
     mutant: Mutant
     outcome: str  # killed | survived | timeout
     seconds: float
+    group: str = ""
+    tests: int = -1  # tests selected (0: no test runs the mutated line; -1: whole files)
 
 
 SERVER = """
 import os, sys, json, signal, time
 sys.path.insert(0, {tests!r})
 import numpy, scipy.stats, pandas, pytest, hypothesis  # the slow imports, once per server
+import gc, yaml
+gc.collect()
+gc.freeze()  # what is imported once is not traversed again by each child's collections
 for line in sys.stdin:
     job = json.loads(line)
     pid = os.fork()
@@ -325,33 +462,45 @@ for line in sys.stdin:
 class Workspace:
     """A private copy of ``scripts/`` in which one mutant at a time is written, and a server
     process that has imported numpy, scipy, pandas and pytest once and forks a child per
-    mutant (the child imports crowdpriv afresh from the copy)."""
+    mutant (the child imports crowdpriv afresh from the copy).
+
+    Bytecode is cached in the workspace's own folder (``PYTHONPYCACHEPREFIX``, never in the
+    working tree), so a child compiles only the mutated module: each write of that module (the
+    mutant, then the original back) gets a modification time of its own, so a cached
+    compilation of another version of it is never taken for the current one."""
 
     def __init__(self):
         self.dir = Path(tempfile.mkdtemp(prefix="crowdpriv-mutation-"))
         shutil.copytree(ROOT / "scripts", self.dir / "scripts",
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONPATH": f"{self.dir / 'scripts'}{os.pathsep}{ROOT / 'tests'}"}
+        self.stamp = itertools.count(1_000_000_000)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(PYTHONHASHSEED="0", PYTHONPYCACHEPREFIX=str(self.dir / "pycache"),
+                   PYTHONPATH=f"{self.dir / 'scripts'}{os.pathsep}{ROOT / 'tests'}")
         code = SERVER.format(tests=str(ROOT / "tests"), root=str(ROOT))
         self.server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
-    def run(self, mutant: Mutant, tests: list[Path], timeout: float) -> Result:
+    def run(self, mutant: Mutant, tests: list[str], timeout: float) -> Result:
+        """Run ``tests`` (test files or node ids) against ``mutant``, stopping at the first
+        failure."""
         target = self.dir / "scripts" / Path(mutant.file).relative_to("scripts")
         original = (ROOT / mutant.file).read_text()
-        target.write_text(mutant.apply(original))
-        args = ["-x", "-q", "-p", "no:cacheprovider", "-o", f"pythonpath={self.dir / 'scripts'}",
-                "-o", "addopts=", "-m", "not e2e", "-W", "ignore::RuntimeWarning",
-                *map(str, tests)]
+        self._write(target, mutant.apply(original))
+        args = ["-x", "-q", *PYTEST_ARGS, "-o", f"pythonpath={self.dir / 'scripts'}", *tests]
         t0 = time.monotonic()
         try:
             self.server.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
             self.server.stdin.flush()
             outcome = self.server.stdout.readline().strip() or "killed"
         finally:
-            target.write_text(original)
+            self._write(target, original)
         return Result(mutant, outcome, time.monotonic() - t0)
+
+    def _write(self, path: Path, text: str):
+        path.write_text(text)
+        stamp = next(self.stamp)  # whole seconds: what a .pyc records of its source
+        os.utime(path, (stamp, stamp))
 
     def close(self):
         try:
@@ -362,38 +511,71 @@ class Workspace:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_all(targets, jobs: int, timeout: float, extra=()) -> list[Result]:
-    """Run every generated mutant of ``targets`` ({file: tests} or {file: (tests, names)}) and
-    the ``extra`` (mutant, tests) pairs."""
-    work = []
+@dataclass
+class Work:
+    mutant: Mutant
+    tests: list[Path]
+    group: str
+
+
+def generated(targets, group: str) -> tuple[list[Work], dict[str, int]]:
+    """Every generated mutant of ``targets`` ({file: tests} or {file: (tests, names)}), and per
+    file how many more sit on lines marked ``# pragma: no mutate`` (equivalent mutants)."""
+    work, pragma = [], {}
     for file, spec in targets.items():
         tests, names = spec if isinstance(spec, tuple) else (spec, None)
         rel = str(file.relative_to(ROOT))
         source = file.read_text()
         mutants = find_mutants(source, rel)
+        every = find_mutants(source, rel, pragma=False)
         if names:
             spans = _within(source, names)
             mutants = [m for m in mutants if any(a <= m.start < b for a, b in spans)]
-        work += [(m, tests) for m in mutants]
-    work += list(extra)
+            every = [m for m in every if any(a <= m.start < b for a, b in spans)]
+        work += [Work(m, tests, group) for m in mutants]
+        pragma[rel] = len(every) - len(mutants)
+    return work, pragma
+
+
+def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) -> list[Result]:
+    """Run every mutant of ``work`` against its tests: with ``select``, only those of its tests
+    that run the mutated statement (see ``Coverage.select``), fastest first; else all of them."""
+    coverage = None
+    if select and work:
+        t0 = time.monotonic()
+        tests = sorted({t for w in work for t in w.tests})
+        coverage = trace(tests, sorted({ROOT / w.mutant.file for w in work}), jobs)
+        failed = coverage.failed()
+        if failed:
+            raise SystemExit("the tests fail without any mutant: " + ", ".join(failed[:10]))
+        print(f"traced {len(coverage.tests)} tests in {time.monotonic() - t0:.0f} s", flush=True)
     spaces = [Workspace() for _ in range(max(1, jobs))]
     free = list(spaces)
     results: list[Result] = []
     try:
-        def one(item):
+        def one(item: Work) -> Result:
+            if coverage is None:
+                chosen = [str(t) for t in item.tests]
+            else:
+                chosen = coverage.select(item.mutant, item.tests)
+                if not chosen:
+                    return Result(item.mutant, "survived", 0.0, item.group, 0)
             space = free.pop()
             try:
-                return space.run(item[0], item[1], timeout)
+                res = space.run(item.mutant, chosen, timeout)
             finally:
                 free.append(space)
+            res.group, res.tests = item.group, len(chosen) if coverage else -1
+            return res
 
         with ThreadPoolExecutor(max_workers=len(spaces)) as pool:
             for i, res in enumerate(pool.map(one, work), 1):
                 results.append(res)
                 if res.outcome == "survived":
                     m = res.mutant
+                    why = " (no test runs it)" if res.tests == 0 else ""
                     print(f"[{i}/{len(work)}] SURVIVED {m.file}:{m.line}:{m.col} "
-                          f"{m.original!r} -> {m.replacement!r} ({m.operator})", flush=True)
+                          f"{m.original!r} -> {m.replacement!r} ({m.operator}){why}", flush=True)
                 elif i % 25 == 0:
                     print(f"[{i}/{len(work)}] ...", flush=True)
     finally:
@@ -402,40 +584,87 @@ def run_all(targets, jobs: int, timeout: float, extra=()) -> list[Result]:
     return results
 
 
-def report(results: list[Result], out_dir: Path, elapsed: float) -> float:
+def _line_text(m: Mutant) -> str:
+    return (ROOT / m.file).read_text().splitlines()[m.line - 1]
+
+
+def _key(file, col, original, replacement, text):
+    """A mutant by its line's text, not its number (tests or pragmas added move lines)."""
+    return file, col, original, replacement, text.strip()
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of every process it has waited for (the mutation servers
+    and, through them, their children; the traced runs)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), \
+        resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _tally(rows: list[Result]) -> dict[str, int]:
+    return {"mutants": len(rows), "killed": sum(r.outcome == "killed" for r in rows),
+            "timeout": sum(r.outcome == "timeout" for r in rows),
+            "survived": sum(r.outcome == "survived" for r in rows),
+            "not_run": sum(r.tests == 0 for r in rows)}
+
+
+def report(results: list[Result], out_dir: Path, elapsed: float, cpu: float = 0.0,
+           pragma: dict[str, dict[str, int]] | None = None, jobs: int = 1) -> float:
+    """Write ``report.{md,json}`` to ``out_dir``; ``pragma``: {group: {file: equivalent
+    mutants skipped}}. Returns the score (killed, by a failing test or a timeout, / mutants)."""
+    pragma = pragma or {}
     out_dir.mkdir(parents=True, exist_ok=True)
-    by_file: dict[str, dict[str, int]] = {}
-    for r in results:
-        row = by_file.setdefault(r.mutant.file, {"mutants": 0, "killed": 0, "survived": 0,
-                                                 "timeout": 0})
-        row["mutants"] += 1
-        row[r.outcome] += 1
+    groups = {g: _tally([r for r in results if r.group == g])
+              for g in dict.fromkeys(r.group for r in results)}
+    for g, row in groups.items():
+        row["equivalent"] = sum(pragma.get(g, {}).values())
+    by_file = {f: _tally([r for r in results if r.mutant.file == f])
+               for f in dict.fromkeys(r.mutant.file for r in results)}
+    for f, row in by_file.items():
+        row["equivalent"] = sum(files.get(f, 0) for g, files in pragma.items() if g != "laws")
     killed = sum(r.outcome in ("killed", "timeout") for r in results)
     score = killed / len(results) if results else 1.0
     laws = [r for r in results if r.mutant.operator == "law"]
+
+    def score_of(row):
+        return (row["killed"] + row["timeout"]) / row["mutants"] if row["mutants"] else 1.0
+
     lines = ["# Mutation score", "",
              f"Score: **{score:.1%}** ({killed} of {len(results)} mutants killed, "
-             f"{sum(r.outcome == 'timeout' for r in results)} by timeout) in {elapsed:.0f} s.",
+             f"{sum(r.outcome == 'timeout' for r in results)} by timeout) in {elapsed:.0f} s "
+             f"wall time, {cpu:.0f} s CPU time ({jobs} jobs).",
              f"Hand-written law mutants: {sum(r.outcome != 'survived' for r in laws)} of "
              f"{len(laws)} killed.",
-             "", "| file | mutants | killed | survived | timeout | score |",
-             "|---|---|---|---|---|---|"]
+             "Equivalent: the mutants on lines marked `# pragma: no mutate` (not run, not "
+             "counted in the score). Not run: survivors whose mutated statement no test runs.",
+             "", "| group | mutants | killed | timeout | survived | of which not run | "
+             "equivalent | score |", "|---|---|---|---|---|---|---|---|"]
+    for g, row in groups.items():
+        lines.append(f"| {g} | {row['mutants']} | {row['killed']} | {row['timeout']} | "
+                     f"{row['survived']} | {row['not_run']} | {row['equivalent']} | "
+                     f"{score_of(row):.1%} |")
+    lines += ["", "| file | mutants | killed | timeout | survived | equivalent | score |",
+              "|---|---|---|---|---|---|---|"]
     for file, row in by_file.items():
-        k = row["killed"] + row["timeout"]
-        lines.append(f"| `{file}` | {row['mutants']} | {row['killed']} | {row['survived']} | "
-                     f"{row['timeout']} | {k / row['mutants']:.1%} |")
-    survivors = [r.mutant for r in results if r.outcome == "survived"]
+        lines.append(f"| `{file}` | {row['mutants']} | {row['killed']} | {row['timeout']} | "
+                     f"{row['survived']} | {row['equivalent']} | {score_of(row):.1%} |")
+    survivors = [r for r in results if r.outcome == "survived"]
     lines += ["", f"## Surviving mutants ({len(survivors)})", ""]
     sources = {}
-    for m in survivors:
+    for r in survivors:
+        m = r.mutant
         text = sources.setdefault(m.file, (ROOT / m.file).read_text().splitlines())
-        lines.append(f"- `{m.file}:{m.line}:{m.col}` `{m.original}` → `{m.replacement}` "
-                     f"({m.operator}): `{text[m.line - 1].strip()}`")
+        lines.append(f"- {r.group}: `{m.file}:{m.line}:{m.col}` `{m.original}` → "
+                     f"`{m.replacement}` ({m.operator}{', not run' if r.tests == 0 else ''}): "
+                     f"`{text[m.line - 1].strip()}`")
     (out_dir / "report.md").write_text("\n".join(lines) + "\n")
     (out_dir / "report.json").write_text(json.dumps(
-        {"score": score, "killed": killed, "mutants": len(results), "by_file": by_file,
-         "seconds": elapsed, "results": [dict(asdict(r.mutant), outcome=r.outcome,
-                                              seconds=r.seconds) for r in results]},
+        {"score": score, "killed": killed, "mutants": len(results), "groups": groups,
+         "laws": {"mutants": len(laws), "killed": sum(r.outcome != "survived" for r in laws)},
+         "by_file": by_file, "seconds": elapsed, "cpu_seconds": cpu, "jobs": jobs,
+         "results": [dict(asdict(r.mutant), outcome=r.outcome, seconds=r.seconds,
+                          group=r.group, tests=r.tests, text=_line_text(r.mutant))
+                     for r in results]},
         indent=1))
     print("\n".join(lines))
     return score
@@ -450,28 +679,43 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=120.0)
     parser.add_argument("--min-score", type=float, default=0.90)
+    parser.add_argument("--all-tests", action="store_true",
+                        help="run every test of a target against each of its mutants (slow), "
+                             "not only those that run the mutated statement")
+    parser.add_argument("--survivors-of", type=Path, metavar="REPORT_JSON",
+                        help="run only the mutants that survived in this earlier report (after "
+                             "adding tests; the sources must be unchanged around them)")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mutation")
     args = parser.parse_args(argv)
-    extra = []
+    work: list[Work] = []
+    pragma: dict[str, dict[str, int]] = {}
     if args.files:
         tests = [t.resolve() for t in (args.tests or [ROOT / "tests/test_claims_engine.py"])]
-        targets = {f.resolve(): tests for f in args.files}
+        work, pragma["files"] = generated({f.resolve(): tests for f in args.files}, "files")
     else:
-        targets = {}
         if args.group in ("all", "claims"):
-            targets.update(default_targets())
+            more, pragma["claims"] = generated(default_targets(), "claims")
+            work += more
         if args.group in ("all", "mechanisms", "laws"):
             mech = mechanism_targets()
             if args.group != "laws":
-                targets.update(mech)
-            extra = [(m, mech[ROOT / m.file][0]) for m, _ in law_mutants()]
-    originals = {f: f.read_bytes() for f in [*targets, *(ROOT / m.file for m, _ in extra)]}
-    t0 = time.monotonic()
-    results = run_all(targets, args.jobs, args.timeout, extra)
+                more, pragma["mechanisms"] = generated(mech, "mechanisms")
+                work += more
+            work += [Work(m, mech[ROOT / m.file][0], "laws") for m, _ in law_mutants()]
+    if args.survivors_of:
+        old = json.loads(args.survivors_of.read_text())["results"]
+        keep = {_key(r["file"], r["col"], r["original"], r["replacement"], r["text"])
+                for r in old if r["outcome"] == "survived"}
+        work = [w for w in work if _key(w.mutant.file, w.mutant.col, w.mutant.original,
+                                        w.mutant.replacement, _line_text(w.mutant)) in keep]
+    originals = {f: f.read_bytes() for f in {ROOT / w.mutant.file for w in work}}
+    t0, cpu0 = time.monotonic(), _cpu_seconds()
+    results = run_all(work, args.jobs, args.timeout, select=not args.all_tests)
     changed = [str(f) for f, data in originals.items() if f.read_bytes() != data]
     if changed:
         raise SystemExit(f"the working tree changed during the run: {changed}")
-    score = report(results, args.out, time.monotonic() - t0)
+    score = report(results, args.out, time.monotonic() - t0, _cpu_seconds() - cpu0, pragma,
+                   args.jobs)
     laws_survived = [r for r in results if r.mutant.operator == "law" and r.outcome == "survived"]
     return 0 if score >= args.min_score and not laws_survived else 1
 
