@@ -275,6 +275,42 @@ class OutputTable:
     def frame(self) -> pd.DataFrame:
         return self.chunk(0, self.rows)
 
+    def _plain_text(self, start: int, stop: int) -> str | None:
+        """Rows ``start … stop − 1`` as :meth:`write`'s ``DataFrame.to_csv`` writes them
+        (``FLOAT_FORMAT`` per float, NaN empty, ``str`` of integers, strings as they are), for
+        the common case pandas formats one value at a time through several layers: numeric
+        columns and strings that need no quoting, two columns or more. None otherwise (the
+        caller then asks pandas)."""
+        if len(self.columns) < 2 or stop <= start:
+            return None
+        texts = []
+        for _, values, categories in self.columns:
+            part = values[start:stop]
+            if categories is not None:
+                labels = np.asarray(categories)
+                if labels.dtype.kind not in "OU":
+                    return None
+                strings = labels.tolist()
+                if not all(type(x) is str for x in strings) or _needs_quotes(strings):
+                    return None
+                texts.append([strings[i] for i in np.asarray(part).tolist()])
+                continue
+            part = np.asarray(part)
+            if part.dtype.kind == "f":
+                strings = [FLOAT_FORMAT % x for x in part.tolist()]
+                for i in np.flatnonzero(np.isnan(part)).tolist():
+                    strings[i] = ""
+            elif part.dtype.kind in "iu":
+                strings = list(map(str, part.tolist()))
+            elif part.dtype.kind in "OU":
+                strings = part.tolist()
+                if not all(type(x) is str for x in strings) or _needs_quotes(strings):
+                    return None
+            else:
+                return None
+            texts.append(strings)
+        return "\n".join(map(",".join, zip(*texts))) + "\n"
+
     @classmethod
     def from_frame(cls, frame: pd.DataFrame) -> "OutputTable":
         return cls([(str(c), frame[c].to_numpy(), None) for c in frame.columns])
@@ -284,12 +320,22 @@ class OutputTable:
         writer.write(header)
         for start in range(0, self.rows, CHUNK_ROWS):
             stop = min(start + CHUNK_ROWS, self.rows)
-            text = self.chunk(start, stop).to_csv(index=False, header=False,
-                                                  float_format=FLOAT_FORMAT,
-                                                  lineterminator="\n")
+            text = self._plain_text(start, stop)
+            if text is None:
+                text = self.chunk(start, stop).to_csv(index=False, header=False,
+                                                      float_format=FLOAT_FORMAT,
+                                                      lineterminator="\n")
             writer.write(text, rows=stop - start)
             if progress is not None:
                 progress(stop)
+
+
+def _needs_quotes(strings) -> bool:
+    """Whether the csv writer of ``DataFrame.to_csv`` would quote any of ``strings`` (a
+    delimiter, quote or line break in it; an empty string, quoted when a row has no other
+    field, is left to pandas too)."""
+    joined = "\x00".join(strings)
+    return any(ch in joined for ch in ',"\n\r') or "" in strings
 
 
 def write_outputs(output: str | Path, table: OutputTable, ledger: dict, *,

@@ -171,7 +171,7 @@ def truth_correlation(truth, estimate, fill_value) -> float:
 def _run_reps(
     make_data, *, experiment, point, epsilons, methods, repetitions, seed, domain_size, d,
     mechanisms, inference, max_batch_cells, fixed_data=False, progress=None,
-    bound_quality="uniform",
+    bound_quality="uniform", data_cache=None,
 ):
     """Shared loop: per chunk of repetitions, infer on the original and on each perturbation.
 
@@ -184,7 +184,11 @@ def _run_reps(
     every repetition has the same answers, so what depends on them alone (the original
     inference, the own-mean reference, the answered fractions) is computed once.
     ``progress(label)``, when given, is called after each (ε, method) of a chunk of repetitions
-    (the adapters log it; it never affects a number)."""
+    (the adapters log it; it never affects a number). ``data_cache``, a dict the caller keeps
+    across calls with the same ``make_data``, ``inference`` and ``max_batch_cells`` (MF's
+    sensitivity sweep: the same datasets under each d and λ), holds each chunk's answers and
+    what depends on them alone (the original inference, the references), so later calls reuse
+    them instead of generating and inferring again: the same numbers, computed once."""
     rows = []
     fixed_cache = {}
     fill = (domain_size - 1) / 2.0
@@ -193,17 +197,26 @@ def _run_reps(
     reps = list(range(repetitions))
     chunk = None
     while reps:
-        first = make_data(reps[0])
-        cells = first[0].size
-        chunk = chunk or max(1, int(max_batch_cells // max(cells, 1)))
-        this, reps = reps[:chunk], reps[chunk:]
-        data = [first] + [make_data(r) for r in this[1:]]
-        codes = np.stack([x[0] for x in data])
-        truths = [x[1] for x in data]
-        sigmas = [x[2] for x in data]
-        del data
+        saved = None
+        if data_cache is not None and "chunk" in data_cache:
+            saved = data_cache.get(tuple(reps[:data_cache["chunk"]]))
+        if saved is not None:
+            chunk = data_cache["chunk"]
+            this, reps = reps[:chunk], reps[chunk:]
+            codes, truths, sigmas, fixed = saved
+            fixed_cache.update(fixed)
+        else:
+            first = make_data(reps[0])
+            cells = first[0].size
+            chunk = chunk or max(1, int(max_batch_cells // max(cells, 1)))
+            this, reps = reps[:chunk], reps[chunk:]
+            data = [first] + [make_data(r) for r in this[1:]]
+            codes = np.stack([x[0] for x in data])
+            truths = [x[1] for x in data]
+            sigmas = [x[2] for x in data]
+            del data
         ob = (lambda b: 0) if fixed_data else (lambda b: b)
-        if not (fixed_data and fixed_cache):
+        if not fixed_cache:  # neither fixed (real) data seen before nor a cached chunk
             answered = codes[:1] != k if fixed_data else codes != k
             # Fixed (real) data: the original inference is deterministic, run it once.
             res0 = infer_truth(codes[:1] if fixed_data else codes, null_code=k, **inference)
@@ -216,6 +229,9 @@ def _run_reps(
             ref = infer_truth(own_mean, **inference)
             fixed_cache.update(truth=res0.truth, sigma=res0.sigma, ref=ref.truth,
                                answered=answered, fraction=answered.mean(-1))
+            if data_cache is not None:
+                data_cache["chunk"] = chunk
+                data_cache[tuple(this)] = (codes, truths, sigmas, dict(fixed_cache))
         orig_truth, orig_sigma = fixed_cache["truth"], fixed_cache["sigma"]
         ref_truth, answered = fixed_cache["ref"], fixed_cache["answered"]
         fraction = fixed_cache["fraction"]
@@ -308,13 +324,17 @@ def run_synthetic_point(
     *, experiment: str, n_workers: int, n_tasks: int, sparsity: float, epsilons, methods,
     repetitions: int, seed: int, domain_size: int = 10, d: int = 10, generator=None,
     mechanisms=None, inference=None, max_batch_cells: float = 2e7, progress=None,
-    bound_quality: str = "uniform",
+    bound_quality: str = "uniform", data_cache: dict | None = None,
 ) -> pd.DataFrame:
     """All ε x methods x repetitions of one synthetic sparsity point (LDP-sparse Fig. 2-4).
 
     Each repetition draws a fresh dataset (:func:`generate_synthetic`), infers the truth on it
     (MAE_O), perturbs it with each method at each ε, infers again (MAE_P) and records the MAE
     change (Sec. VI-A) and the method's theorem bound in this setting.
+
+    ``data_cache``: a dict kept by a caller that runs the same point (same experiment,
+    sizes, sparsity, generator, seed, inference and ``max_batch_cells``) again with other
+    mechanism settings; its datasets and original inferences are then computed once.
 
     Returns
     -------
@@ -340,7 +360,7 @@ def run_synthetic_point(
         make, experiment=experiment, point=sparsity, epsilons=epsilons, methods=methods,
         repetitions=r, seed=seed, domain_size=domain_size, d=d, mechanisms=mechanisms,
         inference=inference, max_batch_cells=max_batch_cells, progress=progress,
-        bound_quality=bound_quality,
+        bound_quality=bound_quality, data_cache=data_cache,
     )
     out.insert(0, "sparsity", sparsity)
     out.insert(0, "tasks", n)
@@ -395,9 +415,11 @@ def run_mf_sensitivity(
 
     Diagnoses the gap to LDP-sparse Fig. 3: every (d, λ) runs :func:`run_synthetic_point` with
     method MF on the same datasets (same seeds), so the curves differ only by d and λ. The
-    ``method`` column reads "MF, λ=<ridge>".
+    ``method`` column reads "MF, λ=<ridge>". The datasets and their original inferences,
+    which depend on neither d nor λ, are computed once for all of them.
     """
     frames = []
+    data_cache = {}
     for d in ds:
         for ridge in ridges:
             mech = {**(mechanisms or {}), "mf_ridge": float(ridge)}
@@ -406,6 +428,7 @@ def run_mf_sensitivity(
                 sparsity=sparsity, epsilons=epsilons, methods=["mf"], repetitions=repetitions,
                 seed=seed, domain_size=domain_size, d=int(d), generator=generator,
                 mechanisms=mech, inference=inference, max_batch_cells=max_batch_cells,
+                data_cache=data_cache,
                 progress=(None if progress is None else
                           lambda label, d=d, ridge=ridge: progress(f"d={d} λ={ridge:g} {label}")),
             )

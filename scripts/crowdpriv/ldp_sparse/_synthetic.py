@@ -35,7 +35,7 @@ def place_nulls(n_workers: int, n_tasks: int, sparsity: float, *, rng) -> np.nda
     n = check_int_at_least("n_tasks", n_tasks, 1)
     idx = answered_tasks(m, n, sparsity, rng=rng)
     mask = np.zeros((m, n), dtype=bool)
-    np.put_along_axis(mask, idx, True, axis=1)
+    _put_rows(mask, idx, True)
     return mask
 
 
@@ -111,8 +111,17 @@ def generate_synthetic_codes(
     np.rint(values, out=values)
     np.clip(values, 0, k - 1, out=values)
     codes = np.full((m, n), k, dtype=np.int8)
-    np.put_along_axis(codes, tasks, values.astype(np.int8), axis=1)
+    _put_rows(codes, tasks, values.astype(np.int8))
     return codes, truth, sigma
+
+
+def _put_rows(target, columns, values) -> None:
+    """``target[i, columns[i, j]] = values[i, j]`` for a C-contiguous 2-D ``target``: what
+    ``np.put_along_axis(target, columns, values, axis=1)`` does, through one flat index
+    (about half its cost at 10,000 × 1,000)."""
+    flat = np.array(columns, dtype=np.intp)  # a copy: the row offsets are added in place
+    flat += (np.arange(target.shape[0], dtype=np.intp) * target.shape[1])[:, None]
+    target.reshape(-1)[flat.reshape(-1)] = np.reshape(values, -1)
 
 
 def synthetic_long(n_workers: int, n_tasks: int, sparsity: float, *, seed: int,

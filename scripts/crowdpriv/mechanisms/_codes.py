@@ -92,6 +92,23 @@ def laplace_noise(rng, shape, scale: float, *, dtype=np.float32, out=None) -> np
     """
     noise = rng.standard_exponential(size=None if out is not None else shape, dtype=dtype,
                                      out=out)
-    noise -= rng.standard_exponential(size=shape, dtype=dtype)
-    noise *= np.dtype(dtype).type(scale)
+    # E₂ in slices of the flattened output through one small buffer, in the same order (a
+    # generator's draws do not depend on how a run of them is split into calls): no temporary
+    # of the output's size, and each slice is subtracted while it is in cache
+    if noise.flags.c_contiguous:
+        flat = noise.reshape(-1)  # a view
+        buf = np.empty(min(flat.size, _NOISE_SLICE), dtype=dtype)
+        for start in range(0, flat.size, _NOISE_SLICE):
+            part = flat[start:start + _NOISE_SLICE]
+            e2 = buf[:part.size]
+            rng.standard_exponential(dtype=dtype, out=e2)
+            part -= e2
+    else:
+        noise -= rng.standard_exponential(size=shape, dtype=dtype)
+    if scale != 1.0:  # x · 1 = x exactly: skip the pass
+        noise *= np.dtype(dtype).type(scale)
     return noise
+
+
+#: Cells per slice of the second exponential draw of :func:`laplace_noise` (256 KiB float32).
+_NOISE_SLICE = 1 << 16

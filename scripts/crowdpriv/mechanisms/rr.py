@@ -112,15 +112,49 @@ def rr_apply(codes, uniforms, epsilon, *, domain_size: int) -> np.ndarray:
     p = np.asarray(keep, dtype=u.dtype)
     # |Γ|/(1 − p), capped: where p rounds to 1 in u's type nothing flips whatever the scale
     scale = np.asarray(np.minimum(k / np.maximum(1.0 - keep, 1e-300), 1e30), dtype=u.dtype)
-    t = u - p  # < 0 where the symbol is kept
+    out = np.empty(c.shape, dtype=np.int8)
+    per_cell = p.ndim and p.shape[-1] != 1
+    if c.ndim < 1 or c.size == 0 or per_cell:
+        _rr_symbols(c, u, p, scale, k, out)
+        return out
+    # a few rows at a time: the float temporaries stay in cache (the same operations on each
+    # cell, so the same symbols as over the whole array at once)
+    n = c.shape[-1]
+    rows = c.size // n
+    c2, u2, o2 = c.reshape(rows, n), u.reshape(rows, n), out.reshape(rows, n)
+    if p.ndim:
+        p = np.broadcast_to(p, c.shape[:-1] + (1,)).reshape(rows, 1)
+    if scale.ndim:
+        scale = np.broadcast_to(scale, c.shape[:-1] + (1,)).reshape(rows, 1)
+    step = max(1, _RR_SLICE // n)
+    buf = np.empty((min(step, rows), n), dtype=u.dtype)
+    for lo in range(0, rows, step):
+        hi = min(lo + step, rows)
+        _rr_symbols(c2[lo:hi], u2[lo:hi], p[lo:hi] if p.ndim else p,
+                    scale[lo:hi] if scale.ndim else scale, k, o2[lo:hi], buf[:hi - lo])
+    return out
+
+
+#: Cells per slice of :func:`rr_apply` (256 KiB of float32 temporaries).
+_RR_SLICE = 1 << 16
+
+
+def _rr_symbols(c, u, p, scale, k, out, t=None) -> None:
+    """:func:`rr_apply`'s arithmetic on one slice: ``out`` = (x + s) mod (|Γ| + 1) with
+    s = clip(⌊(u − p)·scale⌋ + 1, 0, |Γ|); ``t`` a float scratch of the slice's shape."""
+    t = np.subtract(u, p, out=t)  # < 0 where the symbol is kept
     t *= scale
     np.floor(t, out=t)
-    t += 1
-    np.clip(t, 0, k, out=t)  # 0 = kept; the top clip only guards rounding at u → 1
-    out = t.astype(np.int8)
+    # s − 1 = clip(⌊t⌋, −1, |Γ| − 1), i.e. s = clip(⌊t⌋ + 1, 0, |Γ|) (0 = kept; the top clip
+    # only guards rounding at u → 1), the + 1 taken in int8 below with the symbol
+    np.clip(t, t.dtype.type(-1), t.dtype.type(k - 1), out=t)
+    np.copyto(out, t, casting="unsafe")  # small integers: exact
     out += c
-    out -= (out > k) * np.int8(k + 1)  # (x + s) mod (|Γ| + 1), as x + s <= 2|Γ|
-    return out
+    out += np.int8(1)
+    # (x + s) mod (|Γ| + 1), as x + s <= 2|Γ| + 1 < 128: in uint8, x − (|Γ| + 1) wraps above
+    # 127 where x <= |Γ|, so min(x, x − (|Γ| + 1)) is the remainder
+    v = out.view(np.uint8)
+    np.minimum(v, v - np.uint8(k + 1), out=v)
 
 
 def discrete_column(mechanism, settings, epsilon, domain_size, code, *, statistic=None):
