@@ -217,6 +217,17 @@ def _hidden_series(ax, name: str) -> list[str]:
     return problems
 
 
+def _layout_draw(fig):
+    """Draw ``fig`` for its layout only (text extents, tick labels, legend positions, the
+    layout engine), with the renderer's ``draw_*`` calls disabled: every artist ends in the
+    state a full ``fig.canvas.draw()`` leaves (rasterising changes no artist), without the
+    cost of rasterising its text. Returns the canvas' renderer, for window extents."""
+    renderer = fig.canvas.get_renderer()
+    with renderer._draw_disabled():
+        fig.draw(renderer)
+    return renderer
+
+
 def figure_problems(fig) -> list[str]:
     """Every readability problem of ``fig`` (empty list: the figure passes).
 
@@ -229,8 +240,7 @@ def figure_problems(fig) -> list[str]:
     - two labelled lines that coincide on screen drawn alike (:func:`_hidden_series`).
     """
     problems: list[str] = []
-    fig.draw_without_rendering()  # layout and text extents, without rasterising
-    renderer = fig.canvas.get_renderer()
+    renderer = _layout_draw(fig)
     legend_labels = _legend_labels(fig)
     colours: dict[str, set[str]] = {}
     has_band = False
@@ -312,8 +322,7 @@ def thin_numeric_tick_labels(fig) -> None:
     the labels that would touch the last label kept (e.g. ε = 0.1 and 0.5 on a linear axis up
     to 5), so each label shown is readable; names of categories are left alone (the figure
     check reports those). Call when the layout is final (:func:`save_figure` does)."""
-    fig.draw_without_rendering()  # layout and text extents, without rasterising
-    renderer = fig.canvas.get_renderer()
+    renderer = _layout_draw(fig)
     for ax in fig.axes:
         if not (ax.get_visible() and ax.axison):
             continue

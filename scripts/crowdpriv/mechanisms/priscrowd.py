@@ -227,6 +227,40 @@ def _draw_seeds(u, cdf, o):
     return out.T.clip(max=n - 1)
 
 
+def _test_batch(bands, y, centre, records, o, threshold, within_cap, need):
+    """Alg. 1 step 5 on a batch of candidates ``y`` (R, B) of rows of objects ``o``: whether
+    each passes (``k' >= threshold``) and is within the cap, for every candidate Alg. 1 tests.
+
+    A row that still needs ``need >= B`` releases tests its whole batch (one count for all such
+    rows). A row that needs fewer stops at its ``need``-th pass: its candidates are counted a
+    column at a time, and those after its stop (never tested) are left False without counting
+    them, which changes nothing :func:`synthesize` reads (they are neither released nor
+    counted as tested, and the stop is the same). The test draws no random numbers."""
+    R, B = y.shape
+    passed = np.zeros((R, B), dtype=bool)
+    full = np.flatnonzero(need >= B)
+    if full.size:
+        of = o[full]
+        kp = bands.counts(y[full], centre[full], np.take(records, of, axis=1), of)
+        passed[full] = (kp >= threshold[full]) & within_cap[full]
+    open_ = np.flatnonzero((need < B) & within_cap[:, 0])
+    got = np.zeros(R, dtype=np.int64)
+    for c in range(B):
+        if not open_.size:
+            break
+        oc = o[open_]
+        kp = bands.counts(y[open_, c:c + 1], centre[open_, c:c + 1],
+                          np.take(records, oc, axis=1), oc)[:, 0]
+        ok = kp >= threshold[open_, c]
+        passed[open_, c] = ok
+        got[open_] += ok
+        still = got[open_] < need[open_]
+        if c + 1 < B:
+            still &= within_cap[open_, c + 1]
+        open_ = open_[still]
+    return passed
+
+
 def pass_probability(k_prime, k, eps0):
     """Probability that a candidate with count ``k'`` passes: ``Pr{L >= k - k'}``, ``L ~ Lap(1/eps0)``.
 
@@ -360,10 +394,10 @@ def synthesize(
             seed = _draw_seeds(u, cdf, o)
             centre = z.ravel()[(o * n)[:, None] + seed]  # z[o] at the seeds
             y = centre + h[o][:, None] * rng.standard_normal((rr.size, batch_size))
-            kp = bands.counts(y, centre, np.take(records, o, axis=1), o)
             noise = rng.laplace(0.0, 1.0 / eps0, size=(rr.size, batch_size))
             within_cap = n_cand[rr][:, None] + cols[None, :] < max_candidates
-            passed = (kp >= k + noise) & within_cap
+            passed = _test_batch(bands, y, centre, records, o, k + noise, within_cap,
+                                 m - n_rel[rr])
             cum = n_rel[rr][:, None] + np.cumsum(passed, axis=1)
             take = passed & (cum <= m)
             slot = cum - 1

@@ -160,19 +160,24 @@ class Fitted:
         raise ValueError(f"method must be PrisCrowd, Uniform or Global, got {method!r}")
 
 
-def fit_weights(obj_codes, src_codes, values, *, objects, sources, params: Params, groups=None):
+def fit_weights(obj_codes, src_codes, values, *, objects, sources, params: Params, groups=None,
+                learn=True):
     """Normalise, choose bandwidths and learn global, local and combined weights.
 
     PrisCrowd Sec. 4.2 (Eq. 1-6) on the flat claim layout (:mod:`._flat`: segment sums, sorted
     medians, each object's local weights iterated to its own convergence); the weights are then
     scattered into the padded :class:`ObjectBatch` es the release phase uses. ``groups`` (per
-    source) keeps stacked independent datasets apart in Eq. 2's normalisation.
+    source) keeps stacked independent datasets apart in Eq. 2's normalisation. ``learn=False``
+    stops after the units and bandwidths (what Uniform and Basic read; phase 1 uses no random
+    numbers): the learned weights are then ``None`` and ``n_iter_global`` 0.
     """
     fc = flat_claims(obj_codes, src_codes, values, n_objects=len(objects), object_names=objects,
                      rule=params.bandwidth, mad_min=params.mad_min, h_min=params.h_min,
-                     units=params.units)
+                     units=params.units, gram=learn)
     batches = pack_objects(obj_codes, src_codes, values, n_objects=len(objects),
                            object_names=objects, h=fc.h, units=params.units)
+    if not learn:
+        return Fitted(np.asarray(objects), np.asarray(sources), batches, None, None, None, 0)
     g, local_flat, combined_flat, n_iter, _ = fit_flat(
         fc, len(sources), quantiles=params.hampel_quantiles,
         update_thresholds=params.hampel_update, max_iter=params.max_iter, tol=params.tol,
@@ -217,14 +222,26 @@ def usable_claims(claims: pd.DataFrame, truth: pd.DataFrame, *, claims_path, tru
     return kept, dropped
 
 
-def fit_claims_table(claims: pd.DataFrame, params: Params):
+def fit_claims_table(claims: pd.DataFrame, params: Params, *, learn=True):
     """:func:`fit_weights` on a tidy claims table (object, source, value)."""
     obj_codes, objects = pd.factorize(claims["task"], sort=True)
     src_codes, sources = pd.factorize(claims["worker"], sort=True)
     return fit_weights(
         obj_codes, src_codes, claims["value"].to_numpy(float),
-        objects=np.asarray(objects), sources=np.asarray(sources), params=params,
+        objects=np.asarray(objects), sources=np.asarray(sources), params=params, learn=learn,
     )
+
+
+#: The tables of :func:`run_real_dataset` that read the learned weights (phase 1's output)
+#: whichever methods are released.
+_WEIGHT_TABLES = ("budget", "fig3_curves", "fig3_claims", "info")
+
+
+def _needs_weights(methods, tables) -> bool:
+    """Whether phase 1's learned weights are read: by PrisCrowd's release, or by a table of
+    :data:`_WEIGHT_TABLES` (``tables`` None: every table)."""
+    return (methods is None or "PrisCrowd" in methods or tables is None
+            or any(t in _WEIGHT_TABLES for t in tables))
 
 
 def _subset(b: ObjectBatch, rows) -> ObjectBatch:
@@ -551,7 +568,7 @@ def _fig3_tables(fitted: Fitted, ref_mu, ref_sd, *, quantiles, min_claims: int,
 
 
 def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, *, fig3: dict,
-                     fig4_m, rng, progress=None, methods=None):
+                     fig4_m, rng, progress=None, methods=None, tables=None):
     """Table 1, Figs. 3-5, release and privacy-budget data for one claims table.
 
     Reference density of object i: ``K_h(. - truth_i)`` (docs/results.md, PrisCrowd: our defaults); only objects
@@ -559,7 +576,10 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     achieved"). ``claims`` must have no single-claim objects (see
     :func:`drop_single_claim_objects`). ``fig3`` holds Fig. 3's ``quantiles``, ``min_claims``,
     ``min_distinct`` and ``grid`` (:func:`choose_case_studies`); ``fig4_m`` the release sizes of Fig. 4. ``progress(label)`` is called after
-    each phase (fit, release, case study), for the job's log.
+    each phase (fit, release, case study), for the job's log. ``tables``: compute only these
+    of the returned tables (default all; the others are left out), e.g. a reading's re-run that
+    reads neither Fig. 3 nor the budget; phase 1 then learns no weights unless PrisCrowd is
+    released (the tables computed are the same: no random number is drawn outside the release).
 
     Returns
     -------
@@ -571,7 +591,7 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     ms = check_ms("fig4.m", fig4_m, params.m)  # before any work: a bad sweep fails at once
     rng_release, _ = rng.spawn(2)  # the second stream was Fig. 3's; its cases need no seed now
     step = progress or (lambda label: None)
-    fitted = fit_claims_table(claims, params)
+    fitted = fit_claims_table(claims, params, learn=_needs_weights(methods, tables))
     step(f"phase 1 (weights) fitted, {fitted.n_iter_global} global iterations")
     t = truth.drop_duplicates("task").set_index("task")["truth"]
     ref_mu = t.reindex(fitted.objects).to_numpy(float)
@@ -580,20 +600,27 @@ def run_real_dataset(claims: pd.DataFrame, truth: pd.DataFrame, params: Params, 
     table, fig4 = _score_rows(ev["ise"], ev["ms"], params.m, sise=params.sise)
     work = _work_rows(ev["candidates"], ev["n_claims"])
     release = _release_rows(ev["release"], params.m)
-    budget = _budget_rows(fitted, np.isfinite(ref_mu), params)
-    curves, fig3_claims = _fig3_tables(fitted, ref_mu, None, **fig3)
-    step("Fig. 3 case studies drawn")
-    info = pd.DataFrame([{
-        "tasks": len(fitted.objects), "workers": len(fitted.sources),
-        "claims": int(len(claims)), "tasks_with_truth": int(np.isfinite(ref_mu).sum()),
-        "objects_below_k": int(sum((b.counts < params.k).sum() for b in fitted.batches)),
-        "objects_below_k_with_truth": int(sum(
-            ((b.counts < params.k) & np.isfinite(ref_mu[b.index])).sum()
-            for b in fitted.batches)),
-        "global_iterations": fitted.n_iter_global,
-    }])
-    return {"table": table, "fig4": fig4, "work": work, "release": release, "budget": budget,
-            "fig3_curves": curves, "fig3_claims": fig3_claims, "info": info}
+    out = {"table": table, "fig4": fig4, "work": work, "release": release}
+
+    def wanted(*names):  # a table left out of ``tables`` is not computed
+        return tables is None or any(name in tables for name in names)
+
+    if wanted("budget"):
+        out["budget"] = _budget_rows(fitted, np.isfinite(ref_mu), params)
+    if wanted("fig3_curves", "fig3_claims"):
+        out["fig3_curves"], out["fig3_claims"] = _fig3_tables(fitted, ref_mu, None, **fig3)
+        step("Fig. 3 case studies drawn")
+    if wanted("info"):
+        out["info"] = pd.DataFrame([{
+            "tasks": len(fitted.objects), "workers": len(fitted.sources),
+            "claims": int(len(claims)), "tasks_with_truth": int(np.isfinite(ref_mu).sum()),
+            "objects_below_k": int(sum((b.counts < params.k).sum() for b in fitted.batches)),
+            "objects_below_k_with_truth": int(sum(
+                ((b.counts < params.k) & np.isfinite(ref_mu[b.index])).sum()
+                for b in fitted.batches)),
+            "global_iterations": fitted.n_iter_global,
+        }])
+    return out if tables is None else {name: out[name] for name in tables if name in out}
 
 
 def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=0.5, low=0.0,
@@ -623,7 +650,7 @@ def run_simulated(p, params: Params, *, n_users=30, n_objects=50, mu=5.0, sigma=
     objects = np.array([f"r{r}_o{o}" for r in range(reps) for o in range(n_objects)])
     sources = np.array([f"r{r}_u{u}" for r in range(reps) for u in range(n_users)])
     fitted = fit_weights(obj_codes, src_codes, values.ravel(), objects=objects, sources=sources,
-                         params=params, groups=groups)
+                         params=params, groups=groups, learn=_needs_weights(methods, ()))
     ev = evaluate_release(fitted, np.full(n_obj, mu), np.full(n_obj, sigma), params,
                           rng=rng_release, reps=1, methods=methods)
     group = rep_of_obj[ev["objects"]]

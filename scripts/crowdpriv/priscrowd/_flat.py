@@ -138,11 +138,12 @@ def rkhs_sq(fc: FlatClaims, w: np.ndarray) -> np.ndarray:
 
 
 def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, rule="mad",
-                mad_min=1e-6, h_min=0.05, units="zscore") -> FlatClaims:
+                mad_min=1e-6, h_min=0.05, units="zscore", gram=True) -> FlatClaims:
     """Sort claims by object, z-score them per object (PrisCrowd Sec. 5, as KDEm; ``units="raw"``
     only centres them), choose each
     object's bandwidth (``rule``: MAD of the normalised claims with Silverman's rule where it is
-    below ``mad_min``, or Silverman throughout; floored at ``h_min``) and build the Gram pairs.
+    below ``mad_min``, or Silverman throughout; floored at ``h_min``) and build the Gram pairs
+    (only the weights read them: ``gram=False`` leaves them empty).
     """
     obj_codes = np.asarray(obj_codes, dtype=np.int64)
     order = np.argsort(obj_codes, kind="stable")
@@ -166,6 +167,8 @@ def flat_claims(obj_codes, src_codes, values, *, n_objects, object_names=None, r
         med = segment_quantiles(z, fc, [0.5])[0]
         mad = segment_quantiles(np.abs(z - med[obj]), fc, [0.5])[0]
     fc.h = choose_bandwidth(mad, zstd, counts, rule=rule, mad_min=mad_min, h_min=h_min)
+    if not gram:
+        return fc
     # Gram matrices, built per claim count n as (G, n, n); small ones flattened into pairs
     ps, pt, pk = [], [], []
     for n in np.unique(counts):

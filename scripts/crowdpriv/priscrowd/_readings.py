@@ -103,10 +103,11 @@ def derive_tables(tables: Mapping[str, pd.DataFrame], override: Mapping,
 
 
 def dataset_run(block: Mapping, dataset: str, claims_path, truth_path, *, seed: int,
-                progress=None, methods=None) -> tuple[dict, int]:
+                progress=None, methods=None, tables=None) -> tuple[dict, int]:
     """Table 1 / Fig. 3-5 runs on one dataset (``run_real_dataset``) from the config block;
     returns the tables (each with a leading ``dataset`` column) and the single-claim objects
-    dropped. ``methods``: only these release methods (the others keep their streams)."""
+    dropped. ``methods``: only these release methods (the others keep their streams);
+    ``tables``: only these tables (default all)."""
     truth = read_truth(truth_path)
     claims, dropped = usable_claims(read_claims(claims_path), truth, claims_path=claims_path,
                                     truth_path=truth_path)
@@ -114,9 +115,10 @@ def dataset_run(block: Mapping, dataset: str, claims_path, truth_path, *, seed: 
         claims, truth, Params.from_mapping(block), fig3=dict(block["fig3"]),
         fig4_m=list(block["fig4"]["m"]),
         rng=derive_rng(int(seed), "priscrowd", "real", dataset), progress=progress,
-        methods=methods,
+        methods=methods, tables=tables,
     )
-    out["info"]["dropped_single_claim"] = dropped
+    if "info" in out:
+        out["info"]["dropped_single_claim"] = dropped
     for df in out.values():
         df.insert(0, "dataset", dataset)
     return out, dropped
@@ -173,6 +175,11 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
                     and (t not in ("fig5", "budget") or "PrisCrowd" in methods)]
     new, absent, notes = {}, {}, []
     runs = None
+    # the per-dataset tables the affected ones are made of (the others are not computed)
+    run_tables = ["table", "fig4", "work", "release", *(
+        t for t in ("budget", "fig3_claims") if t in affected and t not in not_rerun)]
+    if "fig3_ise" in affected and "fig3_ise" not in not_rerun:
+        run_tables.append("fig3_curves")
     for name in affected:
         if name in not_rerun:
             absent[name] = (f"not re-run under reading {reading.name} (listed in "
@@ -185,7 +192,8 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
         else:
             if runs is None:
                 runs = [dataset_run(block, ds, data_paths[ds]["claims"], data_paths[ds]["truth"],
-                                    seed=seed, methods=methods)[0] for ds in block["datasets"]]
+                                    seed=seed, methods=methods, tables=run_tables)[0]
+                        for ds in block["datasets"]]
 
             def cat(key):
                 return as_written(pd.concat([r[key] for r in runs], ignore_index=True))
