@@ -6,7 +6,9 @@ in its own process (so its peak RSS is its own): synthetic answers straight into
 (``crowdpriv.truth.sun``), then LP, RR, 2-Layer and MF at one ε in blocks of workers
 (``crowdpriv.streaming.perturb_in_blocks``) each followed by inference, one repetition. Writes
 ``results/benchmarks/scale/ldp_scale.csv`` and ``ldp_scale.png`` (time and peak memory vs
-cells, log-log). Each size's process applies ``crowdpriv.runtime.keep_freed_memory()`` (a
+cells, log-log); CPU seconds of each size's process (``cpu_s``, user + system, imports included)
+and in calibration units (``cpu_units``: ``crowdpriv.runtime.calibration_unit`` measured in the
+same process after the point). Each size's process applies ``crowdpriv.runtime.keep_freed_memory()`` (a
 process-global malloc setting: freed large blocks are kept for reuse; column
 ``freed_memory_kept``). ``--sizes 2000x200,10000x1000`` picks sizes; ``--mode regenerate`` redraws
 LP's, RR's and 2-Layer's blocks at every reduction instead of storing them
@@ -66,7 +68,14 @@ def one_point(m: int, n: int, *, sparsity: float, epsilon: float, block: int, se
         record[f"{method}_mae_change"] = float(mae(truth, res.truths, fill_value=4.5)) - mae_o
         del out, res
     record["total_s"] = time.perf_counter() - t0
-    record["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    record["cpu_s"] = usage.ru_utime + usage.ru_stime  # the whole process: imports included
+    record["system_s"] = usage.ru_stime
+    record["peak_rss_mb"] = usage.ru_maxrss / 1024
+    from crowdpriv.runtime import calibration_unit
+
+    record["unit_cpu_s"] = calibration_unit()  # after the point, so not counted in cpu_s
+    record["cpu_units"] = record["cpu_s"] / record["unit_cpu_s"]
     return record
 
 
@@ -122,14 +131,16 @@ def main(argv=None):
         if run.returncode != 0:
             sys.exit(f"{size} failed:\n{run.stderr[-3000:]}")
         records.append(json.loads(run.stdout.strip().splitlines()[-1]))
-        print(f"{size}: {records[-1]['total_s']:.1f} s, peak RSS "
-              f"{records[-1]['peak_rss_mb'] / 1024:.2f} GiB", flush=True)
+        r = records[-1]
+        print(f"{size}: {r['total_s']:.1f} s wall, {r['cpu_s']:.1f} CPU-s ({r['system_s']:.1f} "
+              f"system) = {r['cpu_units']:,.0f} units of {r['unit_cpu_s'] * 1e3:.2f} ms, peak "
+              f"RSS {r['peak_rss_mb'] / 1024:.2f} GiB", flush=True)
     df = pd.DataFrame(records)
     OUT.mkdir(parents=True, exist_ok=True)
     stem = "ldp_scale" if args.mode == "compact" else f"ldp_scale_{args.mode}"
     df.to_csv(OUT / f"{stem}.csv", index=False, float_format="%.4g")
     plot(df, OUT / f"{stem}.png")
-    cols = ["workers", "tasks", "answers", "total_s", "peak_rss_mb", "LP_infer_s", "RR_infer_s",
+    cols = ["workers", "tasks", "answers", "total_s", "cpu_s", "cpu_units", "peak_rss_mb", "LP_infer_s", "RR_infer_s",
             "2-Layer_infer_s", "MF_infer_s", "LP_mae_change", "RR_mae_change",
             "2-Layer_mae_change", "MF_mae_change"]
     print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.3g}"))
