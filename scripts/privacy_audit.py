@@ -26,7 +26,8 @@ cases += audits.priscrowd_cases(p.priscrowd)
 table = audits.run_audit(cases, seed=p.seed, samples=cfg["samples"],
                          search_samples=cfg["search_samples"], confidence=cfg["confidence"])
 table = pd.concat([table, *(audits.floating_point_rows(
-    p.ldp_sparse, float(eps), seed=p.seed, basic_epsilons=p.priscrowd["basic_epsilons"])
+    p.ldp_sparse, float(eps), seed=p.seed, pptd_block=p.pptd,
+    basic_epsilons=p.priscrowd["basic_epsilons"])
     for eps in cfg["ldp_sparse_epsilons"])], ignore_index=True)
 write_csv(table, out.csv)
 families = audits.family_verdicts(table)

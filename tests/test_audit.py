@@ -231,6 +231,23 @@ def test_floating_point_rows_state_the_support_of_every_sampler():
     assert table.loc[table["verdict"] == "not refuted", "evidence"].str.startswith("0.0%").all()
 
 
+def test_pptd_floating_point_rows_at_every_configured_lambda1():
+    """Alg. 2's float64 output leaks at every λ1 the config audits, each row joining its claim."""
+    from crowdpriv.audits import floating_point_rows
+    from crowdpriv.mechanisms import get
+
+    block = {"synthetic": {"lambda1": 2.0}, "fig3": {"lambda1": [1.0, 4.0]},
+             "privacy": {"b": 2.0, "eta": 0.9, "delta": 0.1, "sensitivity": "corrected"}}
+    table = floating_point_rows({"real_domain_size": 5, "d": 4}, 1.0, seed=3, samples=300,
+                                pptd_block=block)
+    alg2 = table.loc[table["mechanism"] == "Alg. 2 (floating point)"]
+    assert alg2["family"].tolist() == [get("pptd").claim_family(v) for v in (1.0, 2.0, 4.0)]
+    assert (alg2["verdict"] == "violated").all()
+    assert alg2["neighbours"].str.contains("(corrected)", regex=False).all()
+    laplace = table.loc[table["mechanism"] == "PPTD i.i.d. Laplace (snapped)"]
+    assert len(laplace) == 3 and (laplace["verdict"] == "not refuted").all()
+
+
 def test_snapping_release_sampler_is_exact_and_on_its_grid():
     from crowdpriv.audits import release_cases, run_audit
     from crowdpriv.mechanisms.lp_snapped import lp_release

@@ -271,12 +271,14 @@ def family_verdicts(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: int = 2000,
-                        pptd_lambda1: float | None = None,
+                        pptd_lambda1: float | None = None, pptd_block: Mapping | None = None,
                         basic_epsilons: Mapping[str, float] | None = None) -> pd.DataFrame:
     """Mironov (CCS 2012) on the samplers that run: for each, the share of its outputs on D
     that D′ can never produce (:mod:`crowdpriv.floating_point`, certain for every output they
     count), at ``epsilon`` (``block``: the ``ldp_sparse`` config keys; PPTD at
-    ``pptd_lambda1``, default its member's example λ1 = 2, the synthetic data's).
+    ``pptd_lambda1``, else at every λ1 of ``pptd_block`` (the ``pptd`` config keys: each
+    configured λ1, λ2 as the pipeline computes it, as :func:`pptd_cases`), else at its member's
+    example λ1 = 2, the synthetic data's).
 
     The float samplers of the pipeline (LP's float32 sweep sampler as drawn, PPTD's Alg. 2,
     Basic with a fixed range, MF's float64 b − η) and every release sampler the CLI runs
@@ -370,25 +372,38 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
             run(mech), "a release sampler of crowdpriv perturb: every output on a grid both "
                        "inputs reach", family=getattr(mech, "CLAIM", mech.label), float_safe=True)
     pptd, laplace = mechanisms.get("pptd"), mechanisms.get("pptd-laplace")
-    lam1 = float(pptd_lambda1) if pptd_lambda1 is not None else \
-        float(pptd.example_settings().lambda1)
-    settings = pptd.settings(lambda1=lam1)
-    sens = pptd.sensitivity(settings)
-    add("pptd", f"{pptd.label} (floating point)",
-        f"one record, 0 vs Lemma 4.8's Δ_s (printed), λ1 = {lam1:g}: support of the float64 "
-        "output",
-        fp.pptd_float64_support(pptd.lambda2(settings, eps), value=0.0, other=sens,
-                                samples=samples, rng=rng("PPTD Alg. 2")),
-        "Alg. 2 as run: x + √(E/λ2)·Z in float64; the shared-variance mechanism has no "
-        "float-safe sampler here (pptd-laplace is a float-safe mechanism beside it)",
-        delta=float(settings.delta), family=pptd.claim_family(lam1))
-    add("pptd", laplace.label,
-        f"one record, 0 vs Lemma 4.8's Δ_s (printed), λ1 = {lam1:g}: support of the release "
-        "sampler",
-        fp.snapped_release_support(laplace, laplace.settings(lambda1=lam1), eps, value=0.0,
-                                   other=sens, samples=samples, rng=rng(laplace.id)),
-        "a release sampler of crowdpriv perturb: every output on a grid both inputs reach",
-        float_safe=True, family=laplace.claim_family(lam1), delta=float(settings.delta))
+    if pptd_lambda1 is not None:
+        lambdas = [float(pptd_lambda1)]
+    elif pptd_block is not None:
+        lambdas = pptd_lambda1s(pptd_block)
+    else:
+        lambdas = [float(pptd.example_settings().lambda1)]
+    priv = dict(pptd_block["privacy"]) if pptd_block is not None else {}
+    for lam1 in lambdas:
+        settings = pptd.settings(lambda1=lam1, **{
+            key: cast(priv[key]) for key, cast in (("b", float), ("eta", float),
+                                                   ("delta", float), ("sensitivity", str))
+            if key in priv})
+        sens = pptd.sensitivity(settings)
+        add("pptd", f"{pptd.label} (floating point)",
+            f"one record, 0 vs Lemma 4.8's Δ_s ({settings.sensitivity}), λ1 = {lam1:g}: "
+            "support of the float64 output",
+            fp.pptd_float64_support(pptd.lambda2(settings, eps), value=0.0, other=sens,
+                                    samples=samples,
+                                    rng=rng(f"PPTD Alg. 2, λ1 = {lam1:g}")),
+            "Alg. 2 as run: x + √(E/λ2)·Z in float64; the shared-variance mechanism has no "
+            "float-safe sampler here (pptd-laplace is a float-safe mechanism beside it)",
+            delta=float(settings.delta), family=pptd.claim_family(lam1))
+        lap_settings = laplace.settings(lambda1=lam1, b=settings.b, eta=settings.eta,
+                                        delta=settings.delta, sensitivity=settings.sensitivity)
+        add("pptd", laplace.label,
+            f"one record, 0 vs Lemma 4.8's Δ_s ({settings.sensitivity}), λ1 = {lam1:g}: "
+            "support of the release sampler",
+            fp.snapped_release_support(laplace, lap_settings, eps, value=0.0, other=sens,
+                                       samples=samples,
+                                       rng=rng(f"{laplace.id}, λ1 = {lam1:g}")),
+            "a release sampler of crowdpriv perturb: every output on a grid both inputs reach",
+            float_safe=True, family=laplace.claim_family(lam1), delta=float(settings.delta))
     basic, snapped = mechanisms.get("basic"), mechanisms.get("basic-snapped")
     level = next((name for name, value in (basic_epsilons or {}).items()
                   if float(value) == eps), None)
