@@ -481,11 +481,13 @@ class Workspace:
         self.server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
 
-    def run(self, mutant: Mutant, tests: list[str], timeout: float) -> Result:
-        """Run ``tests`` (test files or node ids) against ``mutant``, stopping at the first
-        failure."""
+    def run(self, mutant: Mutant, tests: list[str], timeout: float,
+            original: str | None = None) -> Result:
+        """Run ``tests`` (test files or node ids) against ``mutant`` of ``original`` (the
+        module's text when the mutants were found), stopping at the first failure."""
         target = self.dir / "scripts" / Path(mutant.file).relative_to("scripts")
-        original = (ROOT / mutant.file).read_text()
+        if original is None:
+            original = (ROOT / mutant.file).read_text()
         self._write(target, mutant.apply(original))
         args = ["-x", "-q", *PYTEST_ARGS, "-o", f"pythonpath={self.dir / 'scripts'}", *tests]
         t0 = time.monotonic()
@@ -540,6 +542,9 @@ def generated(targets, group: str) -> tuple[list[Work], dict[str, int]]:
 def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) -> list[Result]:
     """Run every mutant of ``work`` against its tests: with ``select``, only those of its tests
     that run the mutated statement (see ``Coverage.select``), fastest first; else all of them."""
+    # the modules as they were when their mutants were found: an edit during the run changes
+    # neither the mutants nor the copy they are written into (and fails the run at its end)
+    sources = {f: (ROOT / f).read_text() for f in {w.mutant.file for w in work}}
     coverage = None
     if select and work:
         t0 = time.monotonic()
@@ -562,7 +567,7 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
                     return Result(item.mutant, "survived", 0.0, item.group, 0)
             space = free.pop()
             try:
-                res = space.run(item.mutant, chosen, timeout)
+                res = space.run(item.mutant, chosen, timeout, sources[item.mutant.file])
             finally:
                 free.append(space)
             res.group, res.tests = item.group, len(chosen) if coverage else -1
@@ -708,7 +713,8 @@ def main(argv=None) -> int:
                 for r in old if r["outcome"] == "survived"}
         work = [w for w in work if _key(w.mutant.file, w.mutant.col, w.mutant.original,
                                         w.mutant.replacement, _line_text(w.mutant)) in keep]
-    originals = {f: f.read_bytes() for f in {ROOT / w.mutant.file for w in work}}
+    originals = {f: f.read_bytes() for f in {ROOT / w.mutant.file for w in work} |
+                 {t for w in work for t in w.tests}}
     t0, cpu0 = time.monotonic(), _cpu_seconds()
     results = run_all(work, args.jobs, args.timeout, select=not args.all_tests)
     changed = [str(f) for f, data in originals.items() if f.read_bytes() != data]
