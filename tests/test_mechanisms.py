@@ -366,3 +366,13 @@ def test_a_channel_rejects_columns_or_weights_that_do_not_sum_to_one():
         mechanisms.Channel(good, [0.5], observes_null=False)
     with pytest.raises(ValueError, match="matrices"):
         mechanisms.Channel([[0.5, 0.5], [0.5, 0.5]], [1.0], observes_null=False)
+
+
+def test_perturbed_dense_marks_the_null_code_missing_and_forms_factors():
+    p = mechanisms.Perturbed(values=np.array([[0, 2], [1, 0]], dtype=np.int8), null_code=2)
+    np.testing.assert_array_equal(p.dense(np.float64), [[0.0, np.nan], [1.0, 0.0]])
+    lp = mechanisms.Perturbed(values=np.array([[0.5, np.nan]]))  # no null code: NaN = NULL
+    np.testing.assert_array_equal(lp.dense(np.float64), [[0.5, np.nan]])
+    u, v = np.array([[1.0], [2.0]]), np.array([[3.0, 4.0]])
+    mf = mechanisms.Perturbed(factors=(u, v)).dense(np.float64)
+    assert mf.dtype == np.float64 and mf.tolist() == [[3.0, 4.0], [6.0, 8.0]]
