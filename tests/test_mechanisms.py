@@ -330,12 +330,16 @@ def test_settings_claims_and_guarantees_cannot_change_after_the_fact(mech_id):
     assert hash(settings) == hash(mech.example_settings())
 
 
-def test_the_settings_of_a_mechanism_without_settings_are_frozen_too():
+def test_no_settings_channels_and_law_checks_are_frozen_too():
     import dataclasses
 
     with pytest.raises(dataclasses.FrozenInstanceError):
         mechanisms.NoSettings().anything = 1
     assert hash(mechanisms.NoSettings()) == hash(mechanisms.NoSettings())
+    channel = mechanisms.Channel([[[1.0, 0.0], [0.0, 1.0]]], [1.0], observes_null=False)
+    for obj in (channel, mechanisms.LawCheck("law", sample=None)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            obj.anything = 1
 
 
 def test_data_shape_of_answers_and_of_a_table():
