@@ -363,6 +363,27 @@ def test_uniform_doubles_follows_leading_zeros_across_words():
     assert LAPLACE_REACH == pytest.approx(-math.log(2.0**-1022))
 
 
+def test_uniform_doubles_draws_53_and_52_bits_and_folds_the_binades_past_2_to_minus_1022():
+    """Words are uniform on [0, 2^53), refills too, the mantissa on [0, 2^52); twenty all-zero
+    words (1060 leading zeros, then a word 1 adds 52 more) land in the last normal binade
+    [2^−1022, 2^−1021)."""
+    from crowdpriv.release import uniform_doubles
+
+    calls = []
+
+    class Scripted:
+        def __init__(self, *arrays):
+            self.arrays = list(arrays)
+
+        def integers(self, low, high, size, dtype):
+            calls.append((low, high))
+            return np.asarray(self.arrays.pop(0), dtype=dtype).reshape(size)
+
+    u = uniform_doubles(Scripted([0], *([[0]] * 19), [1], [0]), 1)
+    assert u[0] == 2.0**-1022
+    assert calls == [(0, 2**53)] * 21 + [(0, 2**52)]
+
+
 @pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
 def test_lp_snapped_exact_epsilon_as_run_is_within_theorem_1(eps):
     """LP's snapped release (k = 5 labels) as it runs, its output law counted over every draw
@@ -394,3 +415,14 @@ def test_lp_snapped_exact_epsilon_as_run_is_within_theorem_1(eps):
 
     with pytest.raises(ValueError, match="clamp"):
         snapped_output_law(unclamped, 0.0, binades=4)
+
+
+def test_snapping_epsilon_needs_scale_below_bound_below_2_to_46_scales():
+    """Theorem 1's range λ < B < 2^46 λ, both ends open; inside it ε = Δ/λ + 2^−49 B/λ."""
+    from crowdpriv.release import snapping_epsilon
+
+    for bound in (2.0, 2.0**46 * 2.0):  # λ = 2: B = λ and B = 2^46 λ are outside
+        with pytest.raises(ValueError, match="2\\^46"):
+            snapping_epsilon(1.0, 2.0, bound)
+    assert snapping_epsilon(1.0, 2.0, 3.0) == 0.5 + 2.0**-49 * 1.5
+    assert snapping_epsilon(2.0, 2.0, 2.0**46 * 1.5) == 1.0 + 2.0**-49 * 2.0**45 * 1.5

@@ -330,6 +330,18 @@ def test_settings_claims_and_guarantees_cannot_change_after_the_fact(mech_id):
     assert hash(settings) == hash(mech.example_settings())
 
 
+def test_no_settings_channels_and_law_checks_are_frozen_too():
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mechanisms.NoSettings().anything = 1
+    assert hash(mechanisms.NoSettings()) == hash(mechanisms.NoSettings())
+    channel = mechanisms.Channel([[[1.0, 0.0], [0.0, 1.0]]], [1.0], observes_null=False)
+    for obj in (channel, mechanisms.LawCheck("law", sample=None)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            obj.anything = 1
+
+
 def test_data_shape_of_answers_and_of_a_table():
     nan = np.nan
     answers = np.array([[1.0, nan, 0.0], [nan, nan, nan], [2.0, 1.0, 1.0], [nan, 0.0, nan]])
@@ -345,4 +357,26 @@ def test_basic_composition_of_no_record_costs_nothing_even_at_an_infinite_epsilo
 
     assert basic_composition(math.inf, 0, 0.5) == (0.0, 0.0)
     assert basic_composition(0.5, 3, 0.25) == (1.5, 0.75)
+    assert basic_composition(0.5, 1) == (0.5, 0.0)
     assert basic_composition(0.5, 3, 0.5) == (1.5, 1.0)  # δ capped at 1
+
+
+def test_a_channel_rejects_columns_or_weights_that_do_not_sum_to_one():
+    good = [[[0.75, 0.25], [0.25, 0.75]]]
+    assert mechanisms.Channel(good, [1.0], observes_null=False).symbols == 2
+    with pytest.raises(ValueError, match="sum to 1"):  # a column sums to 1.1, weights to 1
+        mechanisms.Channel([[[0.85, 0.25], [0.25, 0.75]]], [1.0], observes_null=False)
+    with pytest.raises(ValueError, match="sum to 1"):  # columns sum to 1, weights to 0.5
+        mechanisms.Channel(good, [0.5], observes_null=False)
+    with pytest.raises(ValueError, match="matrices"):
+        mechanisms.Channel([[0.5, 0.5], [0.5, 0.5]], [1.0], observes_null=False)
+
+
+def test_perturbed_dense_marks_the_null_code_missing_and_forms_factors():
+    p = mechanisms.Perturbed(values=np.array([[0, 2], [1, 0]], dtype=np.int8), null_code=2)
+    np.testing.assert_array_equal(p.dense(np.float64), [[0.0, np.nan], [1.0, 0.0]])
+    lp = mechanisms.Perturbed(values=np.array([[0.5, np.nan]]))  # no null code: NaN = NULL
+    np.testing.assert_array_equal(lp.dense(np.float64), [[0.5, np.nan]])
+    u, v = np.array([[1.0], [2.0]]), np.array([[3.0, 4.0]])
+    mf = mechanisms.Perturbed(factors=(u, v)).dense(np.float64)
+    assert mf.dtype == np.float64 and mf.tolist() == [[3.0, 4.0], [6.0, 8.0]]

@@ -58,6 +58,7 @@ import os
 import re
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -479,13 +480,16 @@ class Workspace:
                    PYTHONPATH=f"{self.dir / 'scripts'}{os.pathsep}{ROOT / 'tests'}")
         code = SERVER.format(tests=str(ROOT / "tests"), root=str(ROOT))
         self.server = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+                                       stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+                                       start_new_session=True)  # its own process group
 
-    def run(self, mutant: Mutant, tests: list[str], timeout: float) -> Result:
-        """Run ``tests`` (test files or node ids) against ``mutant``, stopping at the first
-        failure."""
+    def run(self, mutant: Mutant, tests: list[str], timeout: float,
+            original: str | None = None) -> Result:
+        """Run ``tests`` (test files or node ids) against ``mutant`` of ``original`` (the
+        module's text when the mutants were found), stopping at the first failure."""
         target = self.dir / "scripts" / Path(mutant.file).relative_to("scripts")
-        original = (ROOT / mutant.file).read_text()
+        if original is None:
+            original = (ROOT / mutant.file).read_text()
         self._write(target, mutant.apply(original))
         args = ["-x", "-q", *PYTEST_ARGS, "-o", f"pythonpath={self.dir / 'scripts'}", *tests]
         t0 = time.monotonic()
@@ -502,12 +506,16 @@ class Workspace:
         stamp = next(self.stamp)  # whole seconds: what a .pyc records of its source
         os.utime(path, (stamp, stamp))
 
-    def close(self):
+    def close(self, now: bool = False):
+        """Stop the server (``now``: with the test run it may be in, by its process group)."""
         try:
+            if now:
+                raise TimeoutError
             self.server.stdin.close()
             self.server.wait(timeout=30)
         except Exception:  # noqa: BLE001 - best effort at the end of a run
-            self.server.kill()
+            os.killpg(self.server.pid, signal.SIGKILL)
+            self.server.wait()
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
@@ -540,6 +548,9 @@ def generated(targets, group: str) -> tuple[list[Work], dict[str, int]]:
 def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) -> list[Result]:
     """Run every mutant of ``work`` against its tests: with ``select``, only those of its tests
     that run the mutated statement (see ``Coverage.select``), fastest first; else all of them."""
+    # the modules as they were when their mutants were found: an edit during the run changes
+    # neither the mutants nor the copy they are written into (and fails the run at its end)
+    sources = {f: (ROOT / f).read_text() for f in {w.mutant.file for w in work}}
     coverage = None
     if select and work:
         t0 = time.monotonic()
@@ -552,6 +563,7 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
     spaces = [Workspace() for _ in range(max(1, jobs))]
     free = list(spaces)
     results: list[Result] = []
+    interrupted = False
     try:
         def one(item: Work) -> Result:
             if coverage is None:
@@ -562,13 +574,14 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
                     return Result(item.mutant, "survived", 0.0, item.group, 0)
             space = free.pop()
             try:
-                res = space.run(item.mutant, chosen, timeout)
+                res = space.run(item.mutant, chosen, timeout, sources[item.mutant.file])
             finally:
                 free.append(space)
             res.group, res.tests = item.group, len(chosen) if coverage else -1
             return res
 
-        with ThreadPoolExecutor(max_workers=len(spaces)) as pool:
+        pool = ThreadPoolExecutor(max_workers=len(spaces))
+        try:
             for i, res in enumerate(pool.map(one, work), 1):
                 results.append(res)
                 if res.outcome == "survived":
@@ -578,9 +591,14 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
                           f"{m.original!r} -> {m.replacement!r} ({m.operator}){why}", flush=True)
                 elif i % 25 == 0:
                     print(f"[{i}/{len(work)}] ...", flush=True)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: report what has run
+            interrupted = True
+            print(f"interrupted after {len(results)} of {len(work)} mutants", flush=True)
+        finally:
+            pool.shutdown(wait=False, cancel_futures=True)
     finally:
         for space in spaces:
-            space.close()
+            space.close(now=interrupted)
     return results
 
 
@@ -708,9 +726,13 @@ def main(argv=None) -> int:
                 for r in old if r["outcome"] == "survived"}
         work = [w for w in work if _key(w.mutant.file, w.mutant.col, w.mutant.original,
                                         w.mutant.replacement, _line_text(w.mutant)) in keep]
-    originals = {f: f.read_bytes() for f in {ROOT / w.mutant.file for w in work}}
+    originals = {f: f.read_bytes() for f in {ROOT / w.mutant.file for w in work} |
+                 {t for w in work for t in w.tests}}
     t0, cpu0 = time.monotonic(), _cpu_seconds()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     results = run_all(work, args.jobs, args.timeout, select=not args.all_tests)
+    if len(results) < len(work):
+        print(f"the report covers the {len(results)} mutants run of {len(work)}")
     changed = [str(f) for f, data in originals.items() if f.read_bytes() != data]
     if changed:
         raise SystemExit(f"the working tree changed during the run: {changed}")

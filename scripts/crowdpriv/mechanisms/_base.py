@@ -99,7 +99,7 @@ class DataShape:
     @classmethod
     def of_table(cls, table, *, task="task", worker="worker") -> "DataShape":
         """Of a long table (one row per record)."""
-        per_worker = table.groupby(worker, sort=False).size()
+        per_worker = table.groupby(worker, sort=False).size()  # pragma: no mutate (equivalent: the order of the groups; only their largest size is used)
         return cls(int(table[worker].nunique()), int(table[task].nunique()),
                    int(per_worker.max()) if len(per_worker) else 0)
 
