@@ -429,7 +429,9 @@ def synthesize(claims, *, seed: int | None = None, allow_unsafe: bool = False,
                     max_candidates=chosen.max_candidates, bandwidth=chosen.bandwidth,
                     units=chosen.units, mad_min=chosen.mad_min, h_min=chosen.h_min)
     rng, randomness = _rng(seed)
-    fitted = fit_claims_table(df, params)
+    # uniform seed weights read only the units and bandwidths: phase 1 learns no weights
+    # then (it draws no random numbers, so the release is the same)
+    fitted = fit_claims_table(df, params, learn=chosen.weights != "uniform")
     rows, budget = [], []
     for i, b in enumerate(fitted.batches):
         w = fitted.weights(i, WEIGHTINGS[chosen.weights])

@@ -231,11 +231,13 @@ def _test_batch(bands, y, centre, records, o, threshold, within_cap, need):
     """Alg. 1 step 5 on a batch of candidates ``y`` (R, B) of rows of objects ``o``: whether
     each passes (``k' >= threshold``) and is within the cap, for every candidate Alg. 1 tests.
 
-    A row that still needs ``need >= B`` releases tests its whole batch (one count for all such
-    rows). A row that needs fewer stops at its ``need``-th pass: its candidates are counted a
-    column at a time, and those after its stop (never tested) are left False without counting
-    them, which changes nothing :func:`synthesize` reads (they are neither released nor
-    counted as tested, and the stop is the same). The test draws no random numbers."""
+    A row with ``need >= B`` has its whole batch counted (one count for all such rows). A row
+    that needs ``need < B`` more releases stops at its ``need``-th pass: its candidates are
+    counted a column at a time, and those after its stop (never tested) are left False without
+    counting them, which changes nothing :func:`synthesize` reads (they are neither released
+    nor counted as tested, and the stop is the same); a column at a time costs more per
+    candidate, so the caller passes ``need = B`` where a stop is not expected early. The test
+    draws no random numbers."""
     R, B = y.shape
     passed = np.zeros((R, B), dtype=bool)
     full = np.flatnonzero(need >= B)
@@ -396,8 +398,10 @@ def synthesize(
             y = centre + h[o][:, None] * rng.standard_normal((rr.size, batch_size))
             noise = rng.laplace(0.0, 1.0 / eps0, size=(rr.size, batch_size))
             within_cap = n_cand[rr][:, None] + cols[None, :] < max_candidates
+            # a row's first batch may stop early (m < batch_size, as the audit's m = 1); later
+            # batches of a row short of m are mostly rare passers, which test the whole batch
             passed = _test_batch(bands, y, centre, records, o, k + noise, within_cap,
-                                 m - n_rel[rr])
+                                 np.where(n_cand[rr] == 0, m - n_rel[rr], batch_size))
             cum = n_rel[rr][:, None] + np.cumsum(passed, axis=1)
             take = passed & (cum <= m)
             slot = cum - 1

@@ -129,9 +129,11 @@ def rkhs_sq(fc: FlatClaims, w: np.ndarray) -> np.ndarray:
           if len(fc.pair_s) else np.zeros(len(w)))
     for rows, K in fc.blocks:
         wt = w[rows]
-        acc = K[:, :, 0] * wt[:, :1]
+        # K[:, :, t] read as the row K[:, t, :] (contiguous): a Gram block is exactly symmetric,
+        # as fl(z_s − z_t) = −fl(z_t − z_s) and every later step is elementwise
+        acc = K[:, 0, :] * wt[:, :1]
         for t in range(1, K.shape[2]):
-            acc += K[:, :, t] * wt[:, t:t + 1]
+            acc += K[:, t, :] * wt[:, t:t + 1]
         kw[rows] = acc
     quad = fc.per_object_sum(w * kw)
     return np.maximum(fc.diag - 2.0 * kw + quad[fc.obj], 0.0)
