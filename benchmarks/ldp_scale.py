@@ -53,6 +53,7 @@ def one_point(m: int, n: int, *, sparsity: float, epsilon: float, block: int, se
     record["infer_original_s"] = time.perf_counter() - t
     record["iterations_original"] = int(original.iterations[0])
     mae_o = float(mae(truth, original.truths, fill_value=4.5))
+    answers.free_reductions()  # the original inference's sparse matrix (24 bytes per answer)
     profiles = draw_task_profiles(n, 10, rng=derive_rng(seed, "streaming", "V"))
     for method in ("LP", "RR", "2-Layer", "MF"):
         t = time.perf_counter()

@@ -294,3 +294,20 @@ def test_one_pass_reductions_give_the_per_answer_results(method, far):
     np.testing.assert_allclose(new.truths, ref.truths + shift, rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(new.weights, ref.weights, rtol=1e-6 if far else 1e-9)
     np.testing.assert_array_equal(new.iterations, ref.iterations)
+
+
+def test_free_reductions_drops_the_sparse_matrix_and_rebuilds_it_alike():
+    from crowdpriv.answers import Answers
+
+    rng = np.random.default_rng(5)
+    matrix = rng.normal(size=(9, 7))
+    matrix[rng.random(matrix.shape) < 0.3] = np.nan
+    answers = Answers.from_dense(matrix)
+    weights = rng.random(answers.n_workers)
+    before = answers.task_sums(weights)
+    assert "_paired" in answers.__dict__
+    answers.free_reductions()
+    assert "_paired" not in answers.__dict__
+    after = answers.task_sums(weights)
+    np.testing.assert_array_equal(before[0], after[0])
+    np.testing.assert_array_equal(before[1], after[1])

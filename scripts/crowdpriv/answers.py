@@ -190,6 +190,12 @@ class Answers:
         """The answers as a sparse matrix, built on the first reduction and kept."""
         return _PairedAnswers(self)
 
+    def free_reductions(self) -> None:
+        """Drop the sparse matrix the reductions built (about 24 bytes per answer, kept for
+        the next method's reductions); the next reduction builds it again. For large answer
+        sets whose inference is done, e.g. before perturbing them."""
+        self.__dict__.pop("_paired", None)
+
     def task_sums(self, worker_weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._paired.task_sums(worker_weight)
 
