@@ -12,12 +12,14 @@ from crowdpriv.benchmark import (
 )
 from crowdpriv.claims import write_claims
 from crowdpriv.labels import dataset_label
+from crowdpriv.ldp_sparse import register_extra
 from crowdpriv.plotting import save_figure
 from crowdpriv.runtime import start_job, write_csv, write_markdown
 from crowdpriv.significance import Significance
 
 logger = start_job(snakemake)
 params = snakemake.params
+register_extra(params.config["benchmark"].get("extra"))  # their defaults after a release
 runs = pd.concat([pd.read_csv(path) for path in snakemake.input.runs], ignore_index=True)
 crowdkit = pd.read_csv(snakemake.input.crowdkit)
 thresholds = dict(params.thresholds)

@@ -50,6 +50,7 @@ class _NoSettings:
 class RRAnswersOnly(Mechanism):
     """k-ary randomized response on the answered cells; NULL stays NULL."""
 
+    default_inference = "aware-one-coin-ds"
     id = "rr-answers-only"
     label = "RR-answers-only"
     summary = "k-ary randomized response on answered cells only; NULLs are released as NULL"

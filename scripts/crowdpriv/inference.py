@@ -36,8 +36,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from collections.abc import Mapping
+
 import numpy as np
 
+from . import mechanisms
 from ._checks import ParameterError
 
 __all__ = ["ANSWER_TYPES", "Method", "METHODS", "KnownRelease", "Inferred", "DEFAULT_PLAIN",
@@ -89,17 +92,30 @@ METHODS = {m.id: m for m in (
 #: majority vote's 0.897, dog 0.843 against 0.818, web 0.829 against 0.777; crowd-kit's own
 #: table agrees), GTM on values (emotion MAE 11.8 against CRH 11.9, mean 12.0, median 13.5).
 DEFAULT_PLAIN = {"categorical": "ds", "continuous": "gtm"}
-#: Default after a release, per mechanism (the member asked for and the sampler that ran):
-#: the method with the best mean accuracy over product and dog and ε in {0.5, 1, 2, 4} in the
-#: inference benchmark (results/benchmark/defaults.md, docs/inference.md); its claims check
-#: each choice per dataset and ε, web (kept aside) included.
-DEFAULT_AFTER = {
-    **dict.fromkeys(("rr", "rr-exact", "two-layer", "two-layer-exact", "rr-answers-only"),
-                    "aware-one-coin-ds"),
-    **dict.fromkeys(("lp", "lp-snapped"), "median"),
-    **dict.fromkeys(("mf", "mf-snapped"), "sun"),
-    **dict.fromkeys(("pptd", "pptd-laplace", "basic", "basic-snapped"), "gtm"),
-}
+class _DefaultsAfter(Mapping):
+    """Default after a release, per mechanism id: each member's ``default_inference`` (the
+    registry owns it: the method with the best mean accuracy over product and dog and ε in
+    {0.5, 1, 2, 4} in the inference benchmark, results/benchmark/defaults.md,
+    docs/inference.md; its claims check each choice per dataset and ε, web kept aside
+    included). Read live, so a mechanism registered later has its default too."""
+
+    def __getitem__(self, mechanism: str) -> str:
+        try:
+            method = mechanisms.get(mechanism).default_inference
+        except ParameterError:
+            method = None
+        if method is None:
+            raise KeyError(mechanism)
+        return method
+
+    def __iter__(self):
+        return (m.id for m in mechanisms.members() if m.default_inference is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+DEFAULT_AFTER = _DefaultsAfter()
 
 
 def method_ids() -> tuple[str, ...]:

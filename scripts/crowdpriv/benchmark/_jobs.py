@@ -25,7 +25,8 @@ JOB_KEYS = {
     "dataset": {"benchmark": ("epsilons", "repetitions", "mechanisms", "extra",
                               "value_mechanisms", "pptd", "methods", "gold_tasks_only"),
                 "ldp_sparse": ("mechanisms", "d", "real_domain_size")},
-    "report": {"benchmark": ("claims", "kept_aside", "published")},
+    # extra: the mechanisms it registers own their default inference (the defaults table)
+    "report": {"benchmark": ("claims", "kept_aside", "published", "extra")},
 }
 
 

@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import pandas as pd
 
+from .. import mechanisms
 from ..claims import Claim, Context, NotTestable, Verdict, evaluate, exact
 from ..significance import cell_label, decide_equivalent, decide_every, decide_most, paired
 
@@ -227,12 +228,13 @@ def lp_smaller_on_larger_data(ctx):
 
 def two_layer_comparable_to_rr(ctx):
     tol = ctx.threshold("comparable_rel_tol")
-    df = _methods(ctx, "fig5", ["RR", "2-Layer"])
+    rr, two_layer = mechanisms.get("rr").label, mechanisms.get("two-layer").label
+    df = _methods(ctx, "fig5", [rr, two_layer])
     diffs = {}
     for label, tab in _cells(df, ["dataset", "epsilon"]).items():
-        scale = tab[["RR", "2-Layer"]].abs().max(axis=1)
+        scale = tab[[rr, two_layer]].abs().max(axis=1)
         # both exactly 0: equal (no 0/0)
-        diffs[label] = (tab["2-Layer"] - tab["RR"]) / scale.where(scale > 0, 1.0)
+        diffs[label] = (tab[two_layer] - tab[rr]) / scale.where(scale > 0, 1.0)
     return decide_equivalent(
         diffs, ctx.significance, tolerance=tol,
         difference="(2-Layer - RR) / max(|RR|, |2-Layer|), same perturbation seed index")

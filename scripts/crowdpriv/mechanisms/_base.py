@@ -260,6 +260,10 @@ class Mechanism:
     cli_command: str = "perturb"
     #: What a release does with NULL cells (the ledger's channel; inference reads it).
     null_handling: str = "only the records given are released"
+    #: The inference method (``crowdpriv.inference``) run by default on this member's releases:
+    #: the inference benchmark's best after it (docs/inference.md, Table B3); None: the plain
+    #: default of the answers' type.
+    default_inference: str | None = None
 
     # --- identity and settings ----------------------------------------------------------
 

@@ -89,6 +89,7 @@ class BasicSettings:
 class Basic(Mechanism):
     """Basic (PrisCrowd Sec. 5): Lap(range/ε) on every normalised claim."""
 
+    default_inference = "gtm"
     id = "basic"
     label = "Basic"
     aliases = ("Basic",)

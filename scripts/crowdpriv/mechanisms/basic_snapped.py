@@ -96,6 +96,7 @@ def basic_snapped_release(claims, epsilon: float, *, value_range: float, centre:
 class BasicSnapped(Mechanism):
     """Basic (PrisCrowd Sec. 5) with a public range, sampled by Mironov's snapping mechanism."""
 
+    default_inference = "gtm"
     id = "basic-snapped"
     label = "Basic release (snapped)"
     aliases = ()

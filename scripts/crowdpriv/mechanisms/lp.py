@@ -129,6 +129,7 @@ def lp_null_exact_epsilon(epsilon: float, domain_size: int, answer: int,
 class LP(Mechanism):
     """LP (LDP-sparse Eq. 6-7): NULL → v, then Lap(|Γ|/ε) on every cell; dense output."""
 
+    default_inference = "median"
     id = "lp"
     label = "LP"
     aliases = ("LP",)

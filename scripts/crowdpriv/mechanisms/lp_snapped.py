@@ -51,6 +51,7 @@ def lp_release(answers, epsilon: float, domain: int, rng) -> np.ndarray:
 class LPSnapped(Mechanism):
     """LP sampled by Mironov's snapping mechanism: what ``crowdpriv perturb lp`` runs."""
 
+    default_inference = "median"
     id = "lp-snapped"
     label = "LP release (snapped)"
     aliases = ("LP release (snapped)",)

@@ -242,6 +242,7 @@ def mf_value_epsilon(epsilon: float, domain_size: int, l1_norm: float = 1.0) -> 
 class MF(Mechanism):
     """MF (LDP-sparse Eq. 9-10): objective-perturbed factorisation, u_iᵀV sent."""
 
+    default_inference = "sun"
     id = "mf"
     label = "MF"
     aliases = ("MF",)

@@ -286,6 +286,7 @@ class PPTDSettings:
 class PPTD(Mechanism):
     """PPTD Alg. 2: per-user variance δ_s² ~ Exp(λ2), Gaussian noise on every claim."""
 
+    default_inference = "gtm"
     id = "pptd"
     label = "Alg. 2"
     aliases = ("PPTD",)

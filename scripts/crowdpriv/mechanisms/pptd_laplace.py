@@ -94,6 +94,7 @@ class PPTDLaplace(Mechanism):
     """PPTD's per-record noise level, i.i.d. Laplace per record, snapped: a release member
     beside :class:`.pptd.PPTD` (whose shared variance has no float-safe sampler)."""
 
+    default_inference = "gtm"
     id = "pptd-laplace"
     label = "PPTD i.i.d. Laplace (snapped)"
     aliases = ()

@@ -174,6 +174,7 @@ def discrete_column(mechanism, settings, epsilon, domain_size, code, *, statisti
 class RR(Mechanism):
     """RR with NULL as a symbol (LDP-sparse Eq. 8): every cell of a worker's row released."""
 
+    default_inference = "aware-one-coin-ds"
     id = "rr"
     label = "RR"
     aliases = ("RR",)

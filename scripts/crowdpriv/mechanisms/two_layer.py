@@ -125,6 +125,7 @@ def two_layer_epsilon_grid(epsilon: float, spread: float = 1.0, n_grid: int = 16
 class TwoLayer(Mechanism):
     """2-Layer (LDP-sparse Sec. VI-D): per-worker ε_i ~ U(ε(1−s), ε(1+s)), then RR (Eq. 8)."""
 
+    default_inference = "aware-one-coin-ds"
     id = "two-layer"
     label = "2-Layer"
     aliases = ("2-Layer",)
