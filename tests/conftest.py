@@ -21,6 +21,8 @@ def root() -> Path:
 def mirror() -> Path:
     """The offline mirror of the raw data (``../shared/datasets``); required by data tests."""
     if not MIRROR.is_dir():
+        # deliberate: the data tests read the real raw files, which are never committed; a
+        # checkout without the mirror (and without CROWDPRIV_MIRROR) cannot run them
         pytest.skip(f"no data mirror at {MIRROR} (set CROWDPRIV_MIRROR)")
     return MIRROR
 

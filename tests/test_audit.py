@@ -111,7 +111,12 @@ def test_closed_forms():
     expect = np.log(np.mean(np.exp(np.arange(k) / b)))
     assert lp_null_exact_epsilon(eps, k, 0) == pytest.approx(expect)
     assert two_layer_exact_epsilon(1.0, 5, spread=0.0) == pytest.approx(1.0)
-    assert 1.0 < two_layer_exact_epsilon(1.0, 5, spread=1.0) < 2.0
+    # ε_i ~ U(0, 2ε): ∫ e^x/(k+e^x) dx = ln(k+e^x) and ∫ 1/(k+e^x) dx = (x − ln(k+e^x))/k,
+    # a closed form written apart from the quadrature the member runs
+    keep = np.log((k + np.exp(2.0)) / (k + 1.0))
+    other = (2.0 - keep) / k
+    assert two_layer_exact_epsilon(1.0, 5, spread=1.0) == pytest.approx(np.log(keep / other),
+                                                                         rel=1e-9)
 
 
 def _neighbours_reachable(y, other, dtype):

@@ -359,6 +359,7 @@ def test_consistency_under_the_sqrt_reading_tests_its_own_relation():
 def test_the_papers_own_tables(root):
     paper = root.parent / "shared" / "paper_values"
     if not paper.is_dir():
+        # deliberate: the papers' printed tables are shared data, not part of the repository
         pytest.skip("no paper values beside the repository")
     got = statuses({"paper_table1": pd.read_csv(paper / "priscrowd_table1.csv"),
                     "paper_table2": pd.read_csv(paper / "priscrowd_table2.csv")})
