@@ -163,18 +163,25 @@ def pptd_lambda1s(block: Mapping) -> list[float]:
     return sorted({float(v) for v in values})
 
 
+def pptd_settings(block: Mapping | None, lam1: float):
+    """PPTD's settings at ``lam1`` as the pipeline runs it: b, η, δ and the sensitivity reading
+    from ``block["privacy"]`` (the ``pptd`` config keys; the printed Δ_s when it names none),
+    the member's defaults without a block."""
+    priv = {"sensitivity": "printed", **block["privacy"]} if block is not None else {}
+    return mechanisms.get("pptd").settings(lambda1=float(lam1), **{
+        key: cast(priv[key]) for key, cast in (("b", float), ("eta", float), ("delta", float),
+                                               ("sensitivity", str)) if key in priv})
+
+
 def pptd_cases(block: Mapping, epsilon: float, lam1: float | None = None) -> list[Case]:
     """PPTD's Alg. 2 against Theorem 4.10's (ε, δ) per record at each configured λ1
     (:func:`pptd_lambda1s`, or ``lam1``), λ2 as the pipeline computes it (``privacy``, its
     sensitivity reading included), records Δ_s apart under both readings of Lemma 4.8
     (:meth:`crowdpriv.mechanisms.PPTD.audit_cases`)."""
-    priv = dict(block["privacy"])
     mech = mechanisms.get("pptd")
     cases = []
     for value in ([float(lam1)] if lam1 is not None else pptd_lambda1s(block)):
-        settings = mech.settings(lambda1=value, b=float(priv["b"]), eta=float(priv["eta"]),
-                                 delta=float(priv["delta"]),
-                                 sensitivity=priv.get("sensitivity", "printed"))
+        settings = pptd_settings(block, value)
         cases += mech.audit_cases(settings, float(epsilon))
         laplace = mechanisms.get("pptd-laplace")
         cases += laplace.audit_cases(laplace.settings(
@@ -378,12 +385,8 @@ def floating_point_rows(block: Mapping, epsilon: float, *, seed: int, samples: i
         lambdas = pptd_lambda1s(pptd_block)
     else:
         lambdas = [float(pptd.example_settings().lambda1)]
-    priv = dict(pptd_block["privacy"]) if pptd_block is not None else {}
     for lam1 in lambdas:
-        settings = pptd.settings(lambda1=lam1, **{
-            key: cast(priv[key]) for key, cast in (("b", float), ("eta", float),
-                                                   ("delta", float), ("sensitivity", str))
-            if key in priv})
+        settings = pptd_settings(pptd_block, lam1)
         sens = pptd.sensitivity(settings)
         add("pptd", f"{pptd.label} (floating point)",
             f"one record, 0 vs Lemma 4.8's Δ_s ({settings.sensitivity}), λ1 = {lam1:g}: "
