@@ -17,7 +17,8 @@ tested by ``tests/test_claims_engine.py`` and, for a paper's module,
 floating-point support tests (``audit.py``'s bisection, ``floating_point.py``) and the
 release façade that writes the ledgers (``api.py``'s perturb and synthesize), tested by
 ``tests/test_mechanisms.py`` (the contract over the registry, the laws, the guarantees, the
-ledgers) with the module's own tests; plus the hand-written law mutants of
+ledgers) with the module's own tests and a member's exact tests ``tests/test_mech_<module>.py``
+(leading underscore dropped: ``test_mech_base.py`` for ``_base.py``); plus the hand-written law mutants of
 ``tests/mutation/law_mutants.py`` (a wrong keep probability, budget distribution, noise scale,
 sensitivity: changes the operators below do not make), every one of which must be killed.
 
@@ -254,7 +255,9 @@ def mechanism_targets() -> dict[Path, tuple[list[Path], tuple[str, ...] | None]]
     for path in sorted(mech.glob("*.py")):
         if path.name in ("__init__.py", "contract.py"):
             continue
-        targets[path] = (base + [ROOT / t for t in own.get(path.name, [])], None)
+        # a member's own exact tests, when it has them: tests/test_mech_<module>.py
+        exact = [t for t in [ROOT / f"tests/test_mech_{path.stem.lstrip('_')}.py"] if t.is_file()]
+        targets[path] = (base + [ROOT / t for t in own.get(path.name, [])] + exact, None)
     targets[ROOT / "scripts/crowdpriv/release.py"] = (
         base + [ROOT / "tests/test_audit.py", ROOT / "tests/test_float_safe.py"], None)
     # the floating-point support tests (issue 25): the proof's bisection and the samplers' runs
@@ -491,7 +494,10 @@ class Workspace:
         if original is None:
             original = (ROOT / mutant.file).read_text()
         self._write(target, mutant.apply(original))
-        args = ["-x", "-q", *PYTEST_ARGS, "-o", f"pythonpath={self.dir / 'scripts'}", *tests]
+        # plain asserts: a failing assert still fails the test, without rewriting (and
+        # re-reading) every test module in each child
+        args = ["-x", "-q", "--assert=plain", *PYTEST_ARGS, "-o",
+                f"pythonpath={self.dir / 'scripts'}", *tests]
         t0 = time.monotonic()
         try:
             self.server.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
