@@ -259,7 +259,8 @@ def mechanism_targets() -> dict[Path, tuple[list[Path], tuple[str, ...] | None]]
         exact = [t for t in [ROOT / f"tests/test_mech_{path.stem.lstrip('_')}.py"] if t.is_file()]
         targets[path] = (base + [ROOT / t for t in own.get(path.name, [])] + exact, None)
     targets[ROOT / "scripts/crowdpriv/release.py"] = (
-        base + [ROOT / "tests/test_audit.py", ROOT / "tests/test_float_safe.py"], None)
+        base + [ROOT / "tests/test_audit.py", ROOT / "tests/test_float_safe.py",
+                ROOT / "tests/test_release.py"], None)
     # the floating-point support tests (issue 25): the proof's bisection and the samplers' runs
     targets[ROOT / "scripts/crowdpriv/audit.py"] = (
         [ROOT / "tests/test_audit.py"], ("float_keys", "keys_to_floats", "first_draw_at_least",
