@@ -36,6 +36,18 @@ def test_snapping_reaches_every_output_up_to_the_noise_reach_with_its_margin(sca
     assert snapping_reaches(scale, np.array([0.0, just_in / 3, just_in]))
 
 
+@pytest.mark.parametrize("scale", [1.0, 4.0, 0.5])
+def test_snapping_reaches_a_clamp_exactly_at_its_limit(scale):
+    """2B + Λ equal to the limit (a B at which the float sum is exactly it) is reached: the
+    condition is ≤, the next double above is not."""
+    grid = snapping_grid(scale)
+    limit = LAPLACE_REACH * scale * MARGIN
+    b = (limit - grid) / 2
+    assert 2.0 * b + grid == limit  # exact at these scales (checked, not assumed)
+    assert snapping_reaches(scale, b)
+    assert not snapping_reaches(scale, float(np.nextafter(b, np.inf)))
+
+
 def test_snapping_reaches_counts_the_grid_cell():
     """2B + Λ, not 2B alone nor 2B − Λ: a clamp within one grid cell of the reach is refused."""
     scale = 4.0  # Λ = 4
@@ -65,7 +77,7 @@ def _mse_by_quadrature(x: float, scale: float, bound: float) -> float:
     return total
 
 
-@pytest.mark.parametrize("scale, bound", [(5.0, 10.0), (1.3, 2.0), (0.7, 6.5), (20.0, 3.0)])
+@pytest.mark.parametrize("scale, bound", [(5.0, 10.0), (1.3, 2.0), (0.7, 6.5), (20.0, 3.0), (0.3, 6.5)])
 def test_snapped_noise_mse_equals_the_law_of_the_snapped_output(scale, bound):
     """Exact against a sum over the pieces of the snapped output (the clamps' tails included),
     at inputs inside, at and beyond the clamp (clamped first)."""

@@ -135,7 +135,9 @@ def snapped_noise_mse(values, scale: float, *, bound: float) -> np.ndarray:
 
     x = np.clip(np.atleast_1d(np.asarray(values, dtype=np.float64)), -bound, bound)
     grid = snapping_grid(scale)
-    j = np.arange(np.floor(-bound / grid) - 1, np.ceil(bound / grid) + 2)
+    # the grid points from the first at or below −B to the first at or above B: each end
+    # cell outputs its clamp and takes the tail beyond it
+    j = np.arange(np.floor(-bound / grid), np.ceil(bound / grid) + 1)
     low = (j - 0.5) * grid - x[:, None]
     high = (j + 0.5) * grid - x[:, None]
     mass = stats.laplace.cdf(high, scale=scale) - stats.laplace.cdf(low, scale=scale)
