@@ -7,6 +7,7 @@ Run it with ``make mutation`` (it is not part of ``make test``), or directly::
     python tests/mutation/mutate.py --group mechanisms   # or: claims
     python tests/mutation/mutate.py --files scripts/crowdpriv/claims.py --tests tests/test_claims_engine.py
     python tests/mutation/mutate.py --jobs 2 --min-score 0.9
+    python tests/mutation/mutate.py --group mechanisms --only scripts/crowdpriv/streaming.py
 
 Targets (default, group ``claims``): ``scripts/crowdpriv/claims.py``,
 ``scripts/crowdpriv/significance.py`` and every ``scripts/crowdpriv/<paper>/_claims.py``, each
@@ -710,6 +711,9 @@ def main(argv=None) -> int:
     parser.add_argument("--survivors-of", type=Path, metavar="REPORT_JSON",
                         help="run only the mutants that survived in this earlier report (after "
                              "adding tests; the sources must be unchanged around them)")
+    parser.add_argument("--only", nargs="*", type=Path, metavar="FILE",
+                        help="run only the mutants of these files of the chosen group (with "
+                             "the group's tests and selection of functions)")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "mutation")
     args = parser.parse_args(argv)
     work: list[Work] = []
@@ -727,6 +731,9 @@ def main(argv=None) -> int:
                 more, pragma["mechanisms"] = generated(mech, "mechanisms")
                 work += more
             work += [Work(m, mech[ROOT / m.file][0], "laws") for m, _ in law_mutants()]
+    if args.only:
+        only = {str(f.resolve().relative_to(ROOT)) for f in args.only}
+        work = [w for w in work if w.mutant.file in only]
     if args.survivors_of:
         old = json.loads(args.survivors_of.read_text())["results"]
         keep = {_key(r["file"], r["col"], r["original"], r["replacement"], r["text"])
