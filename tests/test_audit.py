@@ -164,6 +164,22 @@ def test_float_keys_are_the_order_of_the_floats():
             np.nextafter(dtype(1.0), dtype(2.0))
 
 
+def test_key_zero_is_plus_zero_and_the_bisection_reaches_minus_infinity():
+    """Key 0 is +0 (not −0, which has the same key); a sampler already at y for the lowest
+    draw has −inf as its first draw (the sentinel lies below −inf's key), one never at y +inf."""
+    from crowdpriv.audit import first_draw_at_least, keys_to_floats
+
+    for dtype in (np.float32, np.float64):
+        zero = keys_to_floats(np.array([0]), dtype)
+        assert zero[0] == 0.0 and not np.signbit(zero[0])
+        y = np.array([5.0, 5.0, 7.0], dtype=dtype)
+        first = first_draw_at_least(lambda t: np.full(t.shape, 5.0, dtype=dtype), y, dtype)
+        assert first[0] == first[1] == -np.inf and first[2] == np.inf
+        step = first_draw_at_least(lambda t: np.where(t >= 2.5, 1.0, 0.0), np.array([1.0]),
+                                   dtype)
+        assert step[0] == dtype(2.5)
+
+
 def test_support_tests_find_the_leaks_of_the_float_samplers():
     """LP's float32 sampler as drawn, PPTD's Alg. 2, Basic and MF's b − η leave outputs of one
     input that the neighbour cannot produce; an input against itself never does (the check

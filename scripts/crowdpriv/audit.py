@@ -290,7 +290,7 @@ def float_keys(values, dtype) -> np.ndarray:
     consecutive keys, ±0 both get 0, ±inf are the extreme keys (NaN has none)."""
     dt, (ints, _, magnitude, _) = _float_type(dtype)
     bits = np.asarray(values, dtype=dt).view(ints).astype(np.int64)
-    return np.where(bits < 0, -(bits & magnitude), bits)
+    return np.where(bits < 0, -(bits & magnitude), bits)  # pragma: no mutate (< 0 and <= 0, or < 1: the bits 0 of +0 give key 0 either way)
 
 
 def keys_to_floats(keys, dtype) -> np.ndarray:
