@@ -135,3 +135,18 @@ def test_tests_are_selected_by_the_lines_they_run_fastest_first():
     assert cov.select(mutant("+"), tests[1:]) == ["tests/test_b.py::mid"]
     assert cov.select(mutant("x * 2"), tests) == []  # no test runs line 9
     assert len(cov.select(mutant("4 - 1"), tests)) == 4  # import time: every test
+
+
+def test_a_mutants_time_limit_scales_with_its_tests_and_their_fixtures():
+    """3x the selected tests' traced time plus their wider fixtures' set-up, plus 20 s, capped
+    by --timeout; without a trace, the cap itself."""
+    cov = mutate.Coverage({"tests": {
+        "tests/test_a.py::one": {"seconds": 2.0, "fixture_seconds": 10.0, "outcome": "passed",
+                                 "lines": {}},
+        "tests/test_a.py::two": {"seconds": 1.0, "outcome": "passed", "lines": {}}},
+        "<import>": {}})
+    assert mutate.mutant_timeout(cov, ["tests/test_a.py::two"], 120.0) == 3.0 * 1.0 + 20.0
+    assert mutate.mutant_timeout(cov, ["tests/test_a.py::one", "tests/test_a.py::two"],
+                                 120.0) == 3.0 * 13.0 + 20.0
+    assert mutate.mutant_timeout(cov, ["tests/test_a.py::one"], 30.0) == 30.0
+    assert mutate.mutant_timeout(None, ["tests/test_a.py::one"], 77.0) == 77.0

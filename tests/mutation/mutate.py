@@ -35,11 +35,12 @@ Docstrings and the format specs of f-strings are not mutated. A line carrying
 ``# pragma: no mutate`` is skipped: use it only for an equivalent mutant, and say why after it.
 
 Each mutant runs in a private copy of ``scripts/`` (so several run at once and the working tree
-is never touched) with ``pytest -x``; a failing test or a timeout kills it. Only the tests that
-run the mutated statement are run, fastest first: before any mutant, the target's tests run once
-with a line tracer (``tests/mutation/trace_lines.py``, ``sys.settrace``) that records which
-lines of the mutated modules each test runs (its setup and the module- or session-wide fixtures
-it uses included). A mutant whose statement runs at import time (module or class level, a
+is never touched) with ``pytest -x``; a failing test or a timeout kills it (the time limit:
+3× what the mutant's tests and their wider fixtures took in the traced run plus 20 s, at most
+``--timeout``). Only the tests that run the mutated statement are run, fastest first: before
+any mutant, the target's tests run once with a line tracer (``tests/mutation/trace_lines.py``,
+``sys.settrace``) that records which lines of the mutated modules each test runs (its setup and
+the module- or session-wide fixtures it uses included). A mutant whose statement runs at import time (module or class level, a
 ``def`` line, or a line run while the package is imported) gets every test of its target; a
 mutant whose statement no test runs survives without a run (a test that does not run a line
 cannot see it changed). The traced run also checks that every test passes without a mutant.
@@ -553,6 +554,24 @@ def generated(targets, group: str) -> tuple[list[Work], dict[str, int]]:
     return work, pragma
 
 
+#: A mutant's time limit: this many times what its selected tests took in the traced run
+#: (itself slower than a plain run), plus TIMEOUT_FLOOR seconds, at most ``--timeout``.
+TIMEOUT_FACTOR = 3.0
+TIMEOUT_FLOOR = 20.0
+
+
+def mutant_timeout(coverage: Coverage | None, tests: list[str], limit: float) -> float:
+    """How long ``tests`` may run against a mutant before it counts as killed by a timeout (a
+    mutant that loops forever): scaled to what they took without a mutant, so a loop is
+    caught in seconds rather than at ``limit``, and a slower but finishing run is not."""
+    if coverage is None:
+        return limit
+    chosen = [coverage.tests[n] for n in tests if n in coverage.tests]
+    # each test's own time and its wider fixtures' set-up (however the run orders the tests)
+    took = sum(t["seconds"] + t.get("fixture_seconds", 0.0) for t in chosen)
+    return min(limit, TIMEOUT_FACTOR * took + TIMEOUT_FLOOR)
+
+
 def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) -> list[Result]:
     """Run every mutant of ``work`` against its tests: with ``select``, only those of its tests
     that run the mutated statement (see ``Coverage.select``), fastest first; else all of them."""
@@ -582,7 +601,8 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
                     return Result(item.mutant, "survived", 0.0, item.group, 0)
             space = free.pop()
             try:
-                res = space.run(item.mutant, chosen, timeout, sources[item.mutant.file])
+                res = space.run(item.mutant, chosen, mutant_timeout(coverage, chosen, timeout),
+                                sources[item.mutant.file])
             finally:
                 free.append(space)
             res.group, res.tests = item.group, len(chosen) if coverage else -1

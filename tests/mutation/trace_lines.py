@@ -17,7 +17,9 @@ What a test is charged with:
 The environment names the targets and the output: ``CROWDPRIV_TRACE_ROOT`` (the folder the
 target paths are relative to), ``CROWDPRIV_TRACE_FILES`` (``os.pathsep``-separated relative
 paths) and ``CROWDPRIV_TRACE_OUT`` (the JSON written at the end: ``{"tests": {nodeid:
-{"seconds": s, "outcome": o, "lines": {file: [line, ...]}}}, "<import>": {file: [...]}}``).
+{"seconds": s, "fixture_seconds": f, "outcome": o, "lines": {file: [line, ...]}}},
+"<import>": {file: [...]}}``; ``fixture_seconds``: the set-up time of the wider-scoped fixtures
+the test uses, wherever it was spent).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ _IMPORT: set[tuple[str, int]] = set()
 _current: set[tuple[str, int]] = _IMPORT
 _per_test: dict[str, dict] = {}
 _per_fixture: dict[int, set[tuple[str, int]]] = {}
+_fixture_seconds: dict[int, float] = {}
 
 
 def _local(frame, event, arg):
@@ -75,10 +78,13 @@ def pytest_fixture_setup(fixturedef, request):
         yield
         return
     saved, _current = _current, _per_fixture.setdefault(id(fixturedef), set())
+    t0 = time.perf_counter()
     try:
         yield
     finally:
         _current = saved
+        _fixture_seconds[id(fixturedef)] = (_fixture_seconds.get(id(fixturedef), 0.0)
+                                            + time.perf_counter() - t0)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -121,6 +127,8 @@ def pytest_sessionfinish(session, exitstatus):
         lines = set(rec.get("lines", ()))
         for key in rec.get("fixtures", ()):
             lines |= _per_fixture.get(key, set())
-        tests[nodeid] = {"seconds": rec.get("seconds", 0.0), "outcome": rec["outcome"],
-                         "lines": _by_file(lines)}
+        # what its wider-scoped fixtures took to set up (charged to whichever test ran first)
+        fixture_s = sum(_fixture_seconds.get(key, 0.0) for key in rec.get("fixtures", ()))
+        tests[nodeid] = {"seconds": rec.get("seconds", 0.0), "fixture_seconds": fixture_s,
+                         "outcome": rec["outcome"], "lines": _by_file(lines)}
     Path(_OUT).write_text(json.dumps({"tests": tests, "<import>": _by_file(_IMPORT)}))
