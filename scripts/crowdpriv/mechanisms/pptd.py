@@ -226,7 +226,10 @@ def user_log_density(total_squares, records: int, lam2: float):
     """log of the joint density of a user's ``records`` outputs under Alg. 2, up to a
     constant, as a function of A = Σ (output − input)²: ∫ λ2 e^(−λ2 y) (2πy)^(−r/2)
     e^(−A/(2y)) dy = 2 λ2 (2π)^(−r/2) (A/(2λ2))^(s/2) K_s(√(2 λ2 A)), s = 1 − r/2 (the integral
-    ∫ y^(s−1) e^(−a y − b/y) dy = 2 (b/a)^(s/2) K_s(2√(ab)))."""
+    ∫ y^(s−1) e^(−a y − b/y) dy = 2 (b/a)^(s/2) K_s(2√(ab))). The value returned is
+    log[(A/(2λ2))^(s/2) K_s(√(2 λ2 A))], the density without its factor 2 λ2 (2π)^(−r/2); A is
+    floored at 1e-300, so outputs equal to the inputs (A = 0, where the density of r ≥ 2
+    records diverges) give a finite value, that at A = 1e-300."""
     from scipy.special import kve
 
     a = np.maximum(np.asarray(total_squares, dtype=np.float64), 1e-300)
