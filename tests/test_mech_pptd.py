@@ -327,7 +327,7 @@ def test_guarantee_is_finite_only_for_a_user_with_one_record():
         assert g.float_safe is False
 
 
-def _audit(n=4):
+def _audit():
     m = PPTD()
     s = m.example_settings()
     return m, s, m.lambda2(s, 1.0), m.audit_cases(s, 1.0)
