@@ -226,7 +226,10 @@ def user_log_density(total_squares, records: int, lam2: float):
     """log of the joint density of a user's ``records`` outputs under Alg. 2, up to a
     constant, as a function of A = Σ (output − input)²: ∫ λ2 e^(−λ2 y) (2πy)^(−r/2)
     e^(−A/(2y)) dy = 2 λ2 (2π)^(−r/2) (A/(2λ2))^(s/2) K_s(√(2 λ2 A)), s = 1 − r/2 (the integral
-    ∫ y^(s−1) e^(−a y − b/y) dy = 2 (b/a)^(s/2) K_s(2√(ab)))."""
+    ∫ y^(s−1) e^(−a y − b/y) dy = 2 (b/a)^(s/2) K_s(2√(ab))). The value returned is
+    log[(A/(2λ2))^(s/2) K_s(√(2 λ2 A))], the density without its factor 2 λ2 (2π)^(−r/2); A is
+    floored at 1e-300, so outputs equal to the inputs (A = 0, where the density of r ≥ 2
+    records diverges) give a finite value, that at A = 1e-300."""
     from scipy.special import kve
 
     a = np.maximum(np.asarray(total_squares, dtype=np.float64), 1e-300)
@@ -308,13 +311,13 @@ class PPTD(Mechanism):
                           "sensitivity": self.sensitivity(settings)}}
 
     def check_epsilon(self, settings, epsilon, *, domain_size=None):
-        lam2 = self.lambda2(settings, epsilon, checked=False)
+        lam2 = self.lambda2(settings, epsilon, checked=False)  # pragma: no mutate  (equivalent: lambda2 ignores checked)
         if not (np.isfinite(lam2) and lam2 > 0):
             raise ParameterError("epsilon", epsilon,
                                  f"epsilon = {epsilon:g} gives Theorem 4.10's λ2 = {lam2:g}: no "
                                  "noise variance; choose a smaller epsilon")
 
-    def lambda2(self, settings, epsilon, *, checked=True) -> float:
+    def lambda2(self, settings, epsilon, *, checked=True) -> float:  # pragma: no mutate  (equivalent: checked is never read)
         """λ2 of Theorem 4.10 at ε (:func:`lambda2_from_epsilon`)."""
         with np.errstate(over="ignore"):
             lam2 = float(lambda2_from_epsilon(epsilon, settings.need_lambda1(), b=settings.b,
@@ -478,7 +481,7 @@ class PPTD(Mechanism):
             return self.release(np.zeros((n, 1)), epsilon, settings, rng=rng)[:, 0]
 
         def variance(rng, n):
-            x = np.zeros((n, 1))
+            x = np.zeros((n, 1))  # pragma: no mutate  (equivalent: δ_s² is drawn per row, whatever N)
             out = self.apply(x, self.draws(x, settings, rng=rng), epsilon, settings)
             return out.variance.ravel()
 

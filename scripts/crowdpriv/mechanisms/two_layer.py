@@ -241,7 +241,7 @@ class TwoLayer(Mechanism):
         s = settings.spread
 
         def multipliers(rng, n):
-            codes = np.zeros((n, 1), dtype=np.int8)
+            codes = np.zeros((n, 1), dtype=np.int8)  # pragma: no mutate  (equivalent: one multiplier per row, whatever the number of tasks)
             mult, _ = self.draws(codes, settings, rng=rng, domain_size=k)
             return np.asarray(mult, dtype=np.float64).ravel()
 
