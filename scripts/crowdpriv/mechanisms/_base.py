@@ -215,7 +215,7 @@ class Perturbed:
         """The output as a float matrix with ``NaN`` = NULL (formed: workers × tasks)."""
         if self.factors is not None:
             u, v = self.factors
-            return (u.astype(dtype) @ v.astype(dtype)).astype(dtype, copy=False)
+            return (u.astype(dtype) @ v.astype(dtype)).astype(dtype, copy=False)  # pragma: no mutate (equivalent: the product is a new array, so copying it or not gives the same values and no alias)
         out = np.asarray(self.values).astype(dtype)
         if self.null_code is not None:
             out[np.asarray(self.values) == self.null_code] = np.nan

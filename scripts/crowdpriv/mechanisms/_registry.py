@@ -185,7 +185,7 @@ class FunctionMechanism(Mechanism):
         if out.shape != answers.shape:
             raise ValueError(f"mechanism {self.id!r} returned shape {out.shape}, expected "
                              f"{answers.shape}")
-        return Perturbed(out.astype(answers.dtype, copy=False), None)
+        return Perturbed(out.astype(answers.dtype, copy=False), None)  # pragma: no mutate (equivalent: a copy or not, the values are the same; answers is this call's own array and dense() copies)
 
     def claimed(self, settings, epsilon, *, domain_size=None) -> Claimed:
         return Claimed(float(epsilon), 0.0, "not declared", f"a user's function {self.spec}",

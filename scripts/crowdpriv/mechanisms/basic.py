@@ -189,7 +189,9 @@ class Basic(Mechanism):
     def law(self, settings, epsilon, *, domain_size=None):
         from scipy import stats
 
-        z = np.array([[-1.0, 0.0, 0.5, 2.0]])
+        z = np.array([[-1.0,  # the object's range: -1 .. 2, Δ = 3
+                       0.0, 0.5,  # pragma: no mutate (equivalent: any inner claims in [-1, 2] leave Δ = 3 and the law Lap(Δ/ε); only the rounding of (z + noise) - z moves)
+                       2.0]])
         mask = np.ones_like(z, dtype=bool)
         spread = 3.0 if settings.value_range is None else settings.value_range
         scale = spread / float(epsilon) * (z.shape[1] if settings.sensitivity == "records"
