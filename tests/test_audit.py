@@ -180,6 +180,34 @@ def test_key_zero_is_plus_zero_and_the_bisection_reaches_minus_infinity():
         assert step[0] == dtype(2.5)
 
 
+def test_support_share_counts_a_row_unreachable_when_one_coordinate_is():
+    """Rows of coordinates: a row counts once, when any coordinate is out of the neighbour's
+    reach; one coordinate per row is the 1-D case."""
+    from crowdpriv.audit import support_share
+
+    def even(t):  # the neighbour reaches the even integers only (non-decreasing in t)
+        return 2.0 * np.floor(t)
+
+    rows = np.array([[0.0, 2.0, 4.0], [0.0, 3.0, 4.0], [1.0, 3.0, 5.0], [6.0, 8.0, 8.0]])
+    got = support_share(rows, even, dtype=np.float64)
+    assert (got.unreachable, got.samples) == (2, 4)
+    single = support_share(rows[:, :1], even, dtype=np.float64)
+    assert (single.unreachable, single.samples) == (1, 4)
+    flat = support_share(rows[:, 1], even, dtype=np.float64)
+    assert (flat.unreachable, flat.samples) == (2, 4)
+
+
+def test_textbook_laplace_reaches_its_own_outputs_and_leaks_to_another_input():
+    """loc + scale·L against itself: every output reachable (the reference sampler is modelled
+    as it computes, y = fl(other + fl(scale·t))); against another input it leaks."""
+    from crowdpriv.audit import laplace_float64_support
+
+    same = laplace_float64_support(1.5, 1.5, 5.0, samples=300, rng=np.random.default_rng(2))
+    assert (same.unreachable, same.samples) == (0, 300)
+    other = laplace_float64_support(0.0, 4.0, 5.0, samples=300, rng=np.random.default_rng(2))
+    assert other.share > 0.2
+
+
 def test_support_tests_find_the_leaks_of_the_float_samplers():
     """LP's float32 sampler as drawn, PPTD's Alg. 2, Basic and MF's b − η leave outputs of one
     input that the neighbour cannot produce; an input against itself never does (the check

@@ -362,7 +362,7 @@ def support_share(outputs, sampler, *, dtype) -> SupportResult:
     return SupportResult(int((~per_sample).sum()), int(per_sample.size))
 
 
-def laplace_float64_support(loc: float, other: float, scale: float, *, samples: int = 2000,
+def laplace_float64_support(loc: float, other: float, scale: float, *, samples: int,
                             rng) -> SupportResult:
     """Textbook ``loc + numpy.laplace`` in float64 (a reference; the pipeline does not run it):
     outputs for ``loc`` that ``other`` cannot produce, y = fl(other + fl(scale · L))."""

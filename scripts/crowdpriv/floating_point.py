@@ -54,7 +54,7 @@ class _Replay:
 
 
 def lp_float32_support(epsilon: float, domain_size: int, *, answer: int, other: int,
-                       samples: int = 2000, rng) -> SupportResult:
+                       samples: int, rng) -> SupportResult:
     """LP as the sweeps draw it (:func:`crowdpriv.mechanisms.lp.lp_draws` / ``lp_apply``):
     y = fl32(fl32(n · fl32(|Γ|/ε)) + filled) with n = fl32(E1 − E2); outputs for an answered
     cell ``answer`` that an answered cell ``other`` cannot produce, n free over every float32."""
@@ -66,7 +66,7 @@ def lp_float32_support(epsilon: float, domain_size: int, *, answer: int, other: 
                          dtype=np.float32)
 
 
-def pptd_float64_support(lam2: float, *, value: float, other: float, samples: int = 2000,
+def pptd_float64_support(lam2: float, *, value: float, other: float, samples: int,
                          rng) -> SupportResult:
     """PPTD's Alg. 2 as run (:func:`crowdpriv.mechanisms.pptd.pptd_apply`, one record per
     user): y = fl(x + fl(√(E/λ2) · Z)). Every float t is a possible noise (E = λ2 gives √1 =
@@ -79,7 +79,7 @@ def pptd_float64_support(lam2: float, *, value: float, other: float, samples: in
 
 
 def basic_float64_support(z: float, other: float, scale_range: float, epsilon: float, *,
-                          samples: int = 2000, rng) -> SupportResult:
+                          samples: int, rng) -> SupportResult:
     """PrisCrowd's Basic as run (:func:`crowdpriv.mechanisms.basic.basic_release`) with a fixed
     range (the theorem's setting): y = fl(z + fl(L · range/ε)) for a normalised claim ``z``
     against ``other``."""
@@ -94,7 +94,7 @@ def basic_float64_support(z: float, other: float, scale_range: float, epsilon: f
     return support_share(y, lambda t: run(other, t), dtype=np.float64)
 
 
-def mf_eta_support(epsilon: float, domain_size: int, settings, *, samples: int = 2000,
+def mf_eta_support(epsilon: float, domain_size: int, settings, *, samples: int,
                    rng) -> SupportResult:
     """MF's noisy right-hand side as run (:func:`crowdpriv.mechanisms.mf.mf_apply`): r =
     fl(b − fl(η° · |Γ|/ε)), the float64 vector the solve post-processes, for one worker whose
@@ -116,7 +116,7 @@ def mf_eta_support(epsilon: float, domain_size: int, settings, *, samples: int =
 
 
 def snapped_release_support(mechanism, settings, epsilon: float, *, value, other,
-                            domain_size: int | None = None, samples: int = 2000,
+                            domain_size: int | None = None, samples: int,
                             rng) -> SupportResult:
     """A release member sampled by the snapping mechanism (its ``release`` draws standard
     Laplace noise from the generator): outputs of ``release`` on ``value`` that ``other`` cannot
@@ -132,7 +132,7 @@ def snapped_release_support(mechanism, settings, epsilon: float, *, value, other
     return support_share(y, lambda t: run(other, _Replay(t), t.size), dtype=np.float64)
 
 
-def mf_snapped_support(epsilon: float, domain_size: int, settings, *, samples: int = 2000,
+def mf_snapped_support(epsilon: float, domain_size: int, settings, *, samples: int,
                        rng) -> SupportResult:
     """MF's release with b − η snapped (:func:`crowdpriv.mechanisms.mf_snapped.mf_snapped_rhs`),
     the neighbours of :func:`mf_eta_support`: the released r per coordinate (the solve is
@@ -153,7 +153,7 @@ def mf_snapped_support(epsilon: float, domain_size: int, settings, *, samples: i
 
 
 def integer_rr_support(epsilon, domain_size: int, *, value: int, other: int,
-                       samples: int = 2000, rng) -> SupportResult:
+                       samples: int, rng) -> SupportResult:
     """RR with integer thresholds (:mod:`crowdpriv.mechanisms.rr_exact`) at ε (2-Layer: the
     worker's ε_i): outputs of input code ``value`` that code ``other`` cannot produce. The
     neighbour outputs y with N_keep of the 2^62 draws when y = other and q otherwise, so y is
