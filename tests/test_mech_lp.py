@@ -224,6 +224,9 @@ def test_law_samples_and_null_cdf(fill):
     k, eps = 4, 2.0
     answered, null = MECH.law(MECH.settings(null_fill=fill), eps, domain_size=k)
     np.testing.assert_array_equal(answered.sample(_Draws(), 5), [0.0] * 5)
+    # E1 − E2 = 0.3 − 0.25 at b = 2 on the answer |Γ| − 1 = 3, less 3, in float64
+    np.testing.assert_array_equal(answered.sample(_Draws(0.3, 0.25), 2),
+                                  [(3.0 + 2.0 * (0.3 - 0.25)) - 3.0] * 2)
     out = null.sample(_Draws(), 400)
     if fill == "uniform":
         assert out.shape == (400,) and set(out) == {0.0, 1.0, 2.0, 3.0}

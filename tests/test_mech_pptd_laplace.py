@@ -165,7 +165,8 @@ def test_guarantee_claim_and_ledger():
 
 def test_audit_cases_are_two_records_delta_s_apart_under_each_reading():
     """One case per reading of Lemma 4.8: D is a claim at the centre, D′ at the centre + Δ_s.
-    A draw L with σL = Λ/2 − Δ_s/2 rounds D's centred value down to 0 and D′'s up to Λ."""
+    A draw L with σL = Λ/2 − Δ_s/2 rounds D's centred value down to 0 and D′'s up to Λ; with
+    σL = Λ/2 − 1/4, D still rounds to 0; with σL = Λ/2 − Δ_s − 1/4, D′ rounds to 0 too."""
     s = MECH.settings(lambda1=2.0, centre=1.5)
     eps = 1.0
     cases = MECH.audit_cases(s, eps)
@@ -179,6 +180,10 @@ def test_audit_cases_are_two_records_delta_s_apart_under_each_reading():
         draw = (grid / 2 - sens / 2) / sigma
         np.testing.assert_array_equal(case.sample(_Draws(draw), 3, "D"), [1.5] * 3)
         np.testing.assert_array_equal(case.sample(_Draws(draw), 3, "D'"), [1.5 + grid] * 3)
+        below = (grid / 2 - 0.25) / sigma
+        np.testing.assert_array_equal(case.sample(_Draws(below), 3, "D"), [1.5] * 3)
+        below = (grid / 2 - sens - 0.25) / sigma
+        np.testing.assert_array_equal(case.sample(_Draws(below), 3, "D'"), [1.5] * 3)
 
 
 def _one_record_law(sigma, top=3):
