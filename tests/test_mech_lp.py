@@ -35,7 +35,7 @@ class _Draws:
     def __init__(self, e1=0.0, e2=0.0, seed=0):
         self.values, self.calls = (e1, e2), 0
         self.rng = np.random.default_rng(seed)
-        self.integer_calls = []
+        self.integer_calls, self.integer_types = [], []
 
     def standard_exponential(self, size=None, dtype=np.float64, out=None):
         value = self.values[min(self.calls, 1)]
@@ -47,6 +47,7 @@ class _Draws:
 
     def integers(self, low, high=None, size=None, dtype=np.int64):
         self.integer_calls.append((low, high))
+        self.integer_types.append(np.dtype(dtype))
         return self.rng.integers(low, high, size=size, dtype=dtype)
 
 
@@ -117,6 +118,16 @@ def test_uniform_fill_replaces_only_nulls_with_every_label_of_gamma():
     np.testing.assert_array_equal(labels, np.arange(k))
     assert np.all(np.abs(counts - n / k) < 5 * math.sqrt(n * (1 / k) * (1 - 1 / k)))
     np.testing.assert_array_equal(noise, np.zeros_like(noise))
+
+
+def test_uniform_fill_is_drawn_in_the_smallest_integer_type_holding_gamma():
+    """lp_draws draws the fill in the smallest integer type holding Γ (a quarter of the bytes
+    and time of int64 draws): uint8 up to |Γ| = 256 (labels 0..255), uint16 beyond."""
+    for k, want in ((5, np.uint8), (255, np.uint8), (256, np.uint8), (257, np.uint16)):
+        rng = _Draws()
+        filled, _ = lp_draws(np.array([[k, 0]], dtype=np.int16), rng=rng, domain_size=k)
+        assert rng.integer_types == [np.dtype(want)], k
+        assert 0 <= filled[0, 0] < k and filled[0, 1] == 0
 
 
 def test_perturb_writes_into_given_arrays():
