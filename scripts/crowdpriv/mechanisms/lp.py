@@ -199,8 +199,9 @@ class LP(Mechanism):
     def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         """Definition 2.1's neighbours — a cell 0 vs |Γ|−1, a NULL vs an answer — and, outside
         it (composition shown beside), a worker's whole vector, with the released value and
-        the likelihood ratio of the independent Laplace cells as statistics. The float32
-        sampler's support is tested apart (:func:`crowdpriv.audits.floating_point_rows`)."""
+        the likelihood ratio of the independent Laplace cells as statistics. The whole vector
+        has ``shape.tasks`` cells, at most 2000 (the audit's cost), 20 without a ``shape``. The
+        float32 sampler's support is tested apart (:func:`crowdpriv.audits.floating_point_rows`)."""
         from ..audit import Case
 
         k = int(domain_size)

@@ -59,7 +59,7 @@ __all__ = ["PPTDLaplace", "PPTDLaplaceSettings", "pptd_laplace_release", "DEFAUL
 #: The default clamp bound B in noise scales σ around the centre (the sampler's noise reaches
 #: 708 σ, so B may be at most about 353 σ: :func:`crowdpriv.release.snapping_reaches`).
 DEFAULT_BOUND_SCALES = 300.0
-_U = 2.0**-53
+_U = 2.0**-53  # pragma: no mutate  (equivalent: _U only enters 1.0 + _U, which is 1.0 in float64 for 2^-53 (a tie, to even) and for the smaller 3^-53, 2^-54)
 
 
 @dataclass(frozen=True)
