@@ -128,7 +128,7 @@ def test_release_method_uses_the_settings_scale_centre_and_bound():
 
 @pytest.mark.parametrize("reading", ["corrected", "printed"])
 def test_record_epsilon_is_theorem_1_with_the_centring_slack(reading):
-    """ε* = (Δ_s + ς)/σ + 2^−49 B/σ, ς = 2^−52 (1 + 2^−53) B for a centre ≠ 0, else 0. At a
+    """ε* = (Δ_s + ς)/σ + 2^−49 B/σ, ς = 2^−52 B for a centre ≠ 0, else 0. At a
     tiny ε, Δ_s/σ = 2√(ε ln(1/(1 − δ))) is small, so ς shows at 1e-12."""
     eps, lam1 = 1e-6, 3.0
     sigma, sens = _sigma(eps, lam1, reading), _sensitivity(lam1, reading)
@@ -137,7 +137,7 @@ def test_record_epsilon_is_theorem_1_with_the_centring_slack(reading):
     assert MECH.record_epsilon(s, eps) == pytest.approx(sens / sigma + 2.0**-49 * bound / sigma,
                                                         rel=1e-12)
     centred = MECH.settings(lambda1=lam1, sensitivity=reading, centre=-2.0)
-    slack = 2.0**-52 * bound  # (1 + 2^−53) rounds to 1 in float64
+    slack = 2.0**-52 * bound
     want = (sens + slack) / sigma + 2.0**-49 * bound / sigma
     assert MECH.record_epsilon(centred, eps) == pytest.approx(want, rel=1e-12)
     assert MECH.record_epsilon(centred, eps) > MECH.record_epsilon(s, eps) * (1 + 1e-11)

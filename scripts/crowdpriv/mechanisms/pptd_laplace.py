@@ -21,8 +21,9 @@ Lemma 4.8): Mironov (CCS 2012) Theorem 1 with sensitivity Δ_s + ς,
 
     ε* = (Δ_s + ς) √(2λ2) + 2^−49 B √(2λ2),
 
-where ς = 2^−52 (1 + 2^−53) B bounds the rounding of the centring x − c for both records
-(0 when the centre is 0: x − 0 is exact). δ = 0. A user's records draw independent noise:
+where ς = 2^−52 B bounds the rounding of the centring x − c for both records (each within
+2^−53 |x − c| ≤ 2^−53 B of exact; ς is exact in floating point, a power-of-two multiple of B;
+0 when the centre is 0: x − 0 is exact). δ = 0. A user's records draw independent noise:
 basic composition over his records gives his ε (no sharing, so unlike Alg. 2 it is finite).
 Its utility differs from Alg. 2's: CRH cannot tell users' noise levels apart any more
 (:func:`crowdpriv.pptd.laplace_tradeoff` runs PPTD's Fig. 2 experiment for both).
@@ -59,7 +60,6 @@ __all__ = ["PPTDLaplace", "PPTDLaplaceSettings", "pptd_laplace_release", "DEFAUL
 #: The default clamp bound B in noise scales σ around the centre (the sampler's noise reaches
 #: 708 σ, so B may be at most about 353 σ: :func:`crowdpriv.release.snapping_reaches`).
 DEFAULT_BOUND_SCALES = 300.0
-_U = 2.0**-53  # pragma: no mutate  (equivalent: _U only enters 1.0 + _U, which is 1.0 in float64 for 2^-53 (a tie, to even) and for the smaller 3^-53, 2^-54)
 
 
 @dataclass(frozen=True)
@@ -142,7 +142,7 @@ class PPTDLaplace(Mechanism):
     def record_epsilon(self, settings, epsilon) -> float:
         """ε* per record (module docstring)."""
         bound = self.bound(settings, epsilon)
-        slack = 0.0 if settings.centre == 0.0 else 2.0**-52 * (1.0 + _U) * bound
+        slack = 0.0 if settings.centre == 0.0 else 2.0**-52 * bound
         return snapping_epsilon(self.sensitivity(settings) + slack, self.scale(settings, epsilon),
                                 bound)
 
