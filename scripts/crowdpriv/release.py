@@ -130,7 +130,7 @@ def snapped_noise_mse(values, scale: float, *, bound: float) -> np.ndarray:
     the output is the grid point jΛ (clamped to ±B) whose cell [(j − ½)Λ, (j + ½)Λ) holds
     x + Lap(scale), so the law is the Laplace CDF's differences over the grid cells, the tails
     beyond the clamp merged into ±B. 2·scale² plus what rounding to a grid of up to 2·scale
-    adds (7-9 % at |Γ| = 5, ε = 1)."""
+    adds (LP snapped at |Γ| = 5, ε = 1: 8.5-10.5 % per answer, 9.5 % on average)."""
     from scipy import stats
 
     x = np.clip(np.atleast_1d(np.asarray(values, dtype=np.float64)), -bound, bound)
