@@ -282,6 +282,11 @@ def test_two_layer_exact_audit_cases():
     # the worker with the largest ε_i = 80 keeps his symbol (q = 1)
     np.testing.assert_array_equal(largest.sample(rng("l"), 3, "D"), [0, 0, 0])
     np.testing.assert_array_equal(largest.sample(rng("l"), 3, "D'"), [1, 1, 1])
+    # the plotted case compares input 0 (D) with input 1 (D'): without spread every ε_i = 64
+    # (q = 1), so the outputs are the inputs
+    plotted0, _ = tl.audit_cases(tl.settings(spread=0.0), Q_ONE, domain_size=k)
+    np.testing.assert_array_equal(plotted0.sample(rng("p"), 3, "D"), [0, 0, 0])
+    np.testing.assert_array_equal(plotted0.sample(rng("p"), 3, "D'"), [1, 1, 1])
     # at a small ε NULL comes out too, as −1 (as discrete_column), never as the code |Γ|
     _, small = tl.audit_cases(s, 0.01, domain_size=k)
     values = small.sample(rng("n"), 200, "D")
