@@ -115,7 +115,9 @@ def rr_apply(codes, uniforms, epsilon, *, domain_size: int) -> np.ndarray:
     out = np.empty(c.shape, dtype=np.int8)
     per_cell = p.ndim and p.shape[-1] != 1
     if c.ndim < 1 or c.size == 0 or per_cell:
-        _rr_symbols(c, u, p, scale, k, out)
+        # the scratch allocated here: numpy gives a scalar, not an array, for 0-d operands
+        _rr_symbols(c, u, p, scale, k, out, np.empty(np.broadcast_shapes(u.shape, p.shape),
+                                                     dtype=u.dtype))
         return out
     # a few rows at a time: the float temporaries stay in cache (the same operations on each
     # cell, so the same symbols as over the whole array at once)

@@ -60,7 +60,7 @@ RR_TOTAL = 2**62
 #: ceiling, more digits only cost time: 2-Layer runs one per worker).
 DIGITS = 30  # pragma: no mutate (equivalent: the first attempt's precision, retried if short)
 #: Above this ε, e^ε > N and q = 1 (e^64 > 2^62 by far).
-Q_ONE_EPSILON = 64.0
+Q_ONE_EPSILON = 64.0  # pragma: no mutate (equivalent: a shortcut; above 64 the exact ceiling is 1 too)
 
 
 def _ceil_total_over(epsilon: float, domain: int) -> int:
@@ -99,7 +99,7 @@ def rr_exact_epsilon(epsilon, domain_size: int) -> float:
     """ε* = ln(N_keep/q) of the integer sampler at ε (≤ ε), rounded up to a double."""
     q, keep = rr_thresholds(float(epsilon), domain_size)
     with decimal.localcontext() as ctx:
-        ctx.prec = 50
+        ctx.prec = 50  # pragma: no mutate (equivalent: ln's working precision; ε* rounds to the same double)
         exact = decimal.Decimal(int(keep)).ln() - decimal.Decimal(int(q)).ln()
     out = float(exact)
     return out if decimal.Decimal(out) >= exact else math.nextafter(out, math.inf)
@@ -398,7 +398,7 @@ class TwoLayerExact(TwoLayer):
         s = settings.spread
 
         def multipliers(rng, n):
-            codes = np.zeros((n, 1), dtype=np.int8)
+            codes = np.zeros((n, 1), dtype=np.int8)  # pragma: no mutate (equivalent: drawn first, whatever the columns)
             mult, _ = self.draws(codes, settings, rng=rng, domain_size=k)
             return np.asarray(mult, dtype=np.float64).ravel()
 
