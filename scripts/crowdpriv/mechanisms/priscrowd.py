@@ -98,9 +98,9 @@ def privacy_test_counts(y, seed, z, mask, h, gamma):
 
 #: Own bands tabulated per bandwidth: a candidate y ~ N(z_seed, h²) has its seed's band within
 #: the table unless |y − z_seed| > _TABLE_SIGMAS h (probability 2e-19; computed then).
-_TABLE_SIGMAS = 9.0
+_TABLE_SIGMAS = 9.0  # pragma: no mutate  (equivalent: a wider table gives the same counts; a candidate past it has its edges computed)
 #: Elements of the (rows, B, n) distance array per step of the count (fits the L2 cache).
-_COUNT_CHUNK = 1 << 18
+_COUNT_CHUNK = 1 << 18  # pragma: no mutate  (equivalent: only how many rows one step counts; each row's count is the same)
 
 
 def _float_bits(x):
