@@ -96,6 +96,17 @@ def test_band_edges_of_the_first_band_and_beyond():
             assert np.all(privacy_levels(np.nextafter(e, 0.0), 0.0, h, gamma) < first + j)
 
 
+def test_band_edges_at_the_smallest_bandwidth():
+    """Exact down to a subnormal bandwidth h = 5e-324: there (γ = 2.892) every ulp of distance
+    moves the level by one band, so the edges are the smallest positive floats, 1 and 2 ulps."""
+    h, gamma = np.array([5e-324]), 2.892
+    first = privacy_levels(0.0, 0.0, h, gamma)
+    np.testing.assert_array_equal(privacy_levels(np.array([5e-324, 1e-323]), 0.0, h, gamma),
+                                  [first[0] + 1, first[0] + 2])
+    np.testing.assert_array_equal(pc._band_edges(first + np.arange(3), h, gamma),
+                                  [0.0, 5e-324, 1e-323])
+
+
 @pytest.mark.parametrize("gamma", [1.05, 1.5, 4.0, 50.0])
 def test_band_table_covers_every_candidate_within_table_sigmas(gamma):
     """Documented at _TABLE_SIGMAS: a candidate within _TABLE_SIGMAS·h of its seed has its own
@@ -140,6 +151,33 @@ def test_counts_at_every_tabulated_band_and_past_the_table(gamma):
     want = _counts_by_levels(y, seed, z, mask, h, gamma)
     np.testing.assert_array_equal(got, want)
     assert got.min() >= 1 and got.max() >= 3  # the seed always counts; bands are shared
+
+
+def test_bands_are_half_open_intervals_of_the_distance():
+    """A band is [edge_a, edge_(a+1)) of |y − z|: a record exactly on the next edge is in the
+    next band, one ulp short of it in the candidate's own (here the seed's: y = z_s = 0)."""
+    gamma, h = 4.0, np.array([0.5])
+    e1, e2 = pc._Bands(h, gamma).table[0, 1:3]
+    z = np.array([[0.0, e1, np.nextafter(e1, 0.0), -e1, -np.nextafter(e1, 0.0), e2,
+                   np.nextafter(e2, 0.0)]])
+    mask = np.ones_like(z, dtype=bool)
+    y, seed = np.array([[0.0, e1]]), np.array([[0, 0]])
+    got = privacy_test_counts(y, seed, z, mask, h, gamma)
+    np.testing.assert_array_equal(got, _counts_by_levels(y, seed, z, mask, h, gamma))
+    assert got[0, 0] == 3  # 0 and the two records one ulp inside e1
+
+
+def test_band_tables_are_kept_for_the_16_latest_bandwidth_sets():
+    """_Bands.of keeps a table per (bandwidths, γ) for the next call, the 16 latest (the
+    oldest is dropped first)."""
+    pc._BANDS_KEPT.clear()
+    first = pc._Bands.of(np.array([0.5]), 4.0)
+    assert pc._Bands.of(np.array([0.5]), 4.0) is first
+    assert pc._Bands.of(np.array([0.5]), 2.0) is not first
+    for i in range(15):
+        pc._Bands.of(np.array([0.6 + i / 100]), 4.0)
+    assert len(pc._BANDS_KEPT) == 16 and pc._Bands.of(np.array([0.5]), 4.0) is not first
+    assert len(pc._BANDS_KEPT) == 16
 
 
 @pytest.mark.parametrize("n", [256, 300, 65_536, 70_000])
@@ -357,12 +395,14 @@ def test_synthesize_defaults_are_the_papers():
     300 at most (Alg1Settings' documented defaults)."""
     z, mask, h, w = _objects()
     d = Alg1Settings()
-    explicit = synthesize(z, mask, h, w, m=4, k=d.k, gamma=d.gamma, eps0=d.eps0,
+    explicit = synthesize(z, mask, h, w, m=20, k=d.k, gamma=d.gamma, eps0=d.eps0,
                           privacy_test=True, reps=1, batch_size=d.batch_size,
                           max_candidates=d.max_candidates, rng=np.random.default_rng(4))
-    default = synthesize(z, mask, h, w, m=4, rng=np.random.default_rng(4))
+    default = synthesize(z, mask, h, w, m=20, rng=np.random.default_rng(4))
     for f in dataclasses.fields(explicit):
         np.testing.assert_array_equal(getattr(default, f.name), getattr(explicit, f.name))
+    # the object of two claims (k' <= 2 < k) passes rarely: it stops at the cap of 300
+    assert default.n_candidates[0, 3] == 300 and default.n_released[0, 3] < 20
     assert (d.k, d.gamma, d.eps0, d.batch_size, d.max_candidates) == (5, 4.0, 1.0, 10, 300)
 
 

@@ -125,16 +125,16 @@ def _band_edges(level, h, gamma):
         return privacy_levels(np.maximum(bits, 0).view(np.float64), 0.0, h[at], gamma) >= level[at]
 
     with np.errstate(invalid="ignore", over="ignore"):
-        guess = h * np.sqrt(np.maximum(2.0 * (level * np.log(gamma) - np.log(h) - _LOG_SQRT_2PI),
-                                       0.0))
-    guess = _float_bits(np.where(np.isfinite(guess), guess, 0.0))
+        guess = h * np.sqrt(np.maximum(2.0 * (level * np.log(gamma) - np.log(h) - _LOG_SQRT_2PI),  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
+                                       0.0))  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
+    guess = _float_bits(np.where(np.isfinite(guess), guess, 0.0))  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
     # (lo, hi] holds the answer: lo does not reach the level (−1: below 0), hi does
-    lo, hi = np.full(level.size, -1, dtype=np.int64), np.full(level.size, top, dtype=np.int64)
+    lo, hi = np.full(level.size, -1, dtype=np.int64), np.full(level.size, top, dtype=np.int64)  # pragma: no mutate  (equivalent: a level whose edge is 0 is always bracketed by the first width, never left to this start)
     todo = np.arange(level.size)
-    for width in (4, 1 << 20, 1 << 44):  # ulps either side of the closed form
-        if not todo.size:
+    for width in (4, 1 << 20, 1 << 44):  # ulps either side of the closed form  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
+        if not todo.size:  # pragma: no mutate  (equivalent: skipping the brackets leaves every level to the whole-range bisection)
             break
-        below = np.maximum(guess[todo] - width, -1)
+        below = np.maximum(guess[todo] - width, -1)  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
         above = np.minimum(guess[todo] + width, top)
         ok = reaches(above, todo) & ((below < 0) | ~reaches(below, todo))
         lo[todo[ok]], hi[todo[ok]] = below[ok], above[ok]
@@ -167,7 +167,8 @@ class _Bands:
     @classmethod
     def of(cls, h, gamma) -> "_Bands":
         """The table for these bandwidths, kept for the next call with the same ones (Fig. 5's
-        timings and the audit call Alg. 1 many times on the same objects)."""
+        timings and the audit call Alg. 1 many times on the same objects): the 16 latest
+        tables are kept, the oldest dropped first."""
         key = (np.asarray(h, dtype=float).tobytes(), float(gamma))
         if key not in _BANDS_KEPT:
             if len(_BANDS_KEPT) >= 16:
@@ -222,7 +223,7 @@ def _draw_seeds(u, cdf, o):
     n = cdf.shape[1]
     ut, cdf_t = np.ascontiguousarray(u.T), np.take(cdf.T, o, axis=1)  # (B, R), (n, R)
     out = np.empty(ut.shape, dtype=np.intp)
-    for b in _row_steps(len(o), n, ut.shape[0]):  # (n, B, rows), as in _Bands.counts
+    for b in _row_steps(len(o), n, ut.shape[0]):  # (n, B, rows), as in _Bands.counts  # pragma: no mutate  (equivalent: only how many rows one step counts)
         out[:, b] = _count_true(ut[None, :, b] > cdf_t[:, None, b])
     return out.T.clip(max=n - 1)
 
