@@ -674,3 +674,78 @@ def test_declared_law_is_the_mixture_and_lemma5():
         x = mixture.sample(np.random.default_rng(1), 4000)
         assert stats.kstest(x, mixture.cdf).pvalue > 1e-3
     assert [(s.k, s.eps0) for s in mech.law_settings()] == [(5, 1.0), (3, 0.5)]
+
+
+def test_audit_releases_of_d_prime_and_the_unreleased_value():
+    """D' is the audit object with its last claim replaced (the theorem's setting: normalised
+    with D's units, D's bandwidth); a claim the cap left unreleased is −1e9 (documented)."""
+    from crowdpriv.kde import normalise_objects
+
+    mech = PrisCrowdAlg1()
+    s = mech.settings(m=2, k=12, gamma=4.0, eps0=5.0, max_candidates=1, batch_size=1)
+    cases = mech.audit_cases(s)
+    d = pc.AUDIT_OBJECT[None, :]
+    mask = np.ones_like(d, dtype=bool)
+    _, mean, scale = normalise_objects(d, mask, units=s.units)
+    h = mech.units(d, mask, s)[3]
+    d2 = d.copy()
+    d2[0, -1] = pc.AUDIT_MOVED
+    uniform = np.full(d.shape, 1 / 12)
+    res = synthesize((d2 - mean[:, None]) / scale[:, None], mask, h, uniform, m=1, k=12,
+                     gamma=4.0, eps0=5.0, reps=200, batch_size=1, max_candidates=1,
+                     rng=np.random.default_rng(8))
+    want = mean[0] + scale[0] * res.released[:, 0, 0]
+    assert np.isnan(want).sum() > 100  # k' = 12 is needed: most candidates fail
+    got = cases[1].sample(np.random.default_rng(8), 200, "D'")
+    np.testing.assert_array_equal(np.isnan(want), got == -1e9)
+    np.testing.assert_allclose(got[~np.isnan(want)], want[~np.isnan(want)], rtol=1e-12)
+    for c in (cases[5], cases[7]):  # the m-th and the max of m = 2 claims
+        out = c.sample(np.random.default_rng(8), 200, "D")
+        assert (out == -1e9).sum() > 100 and np.all((out == -1e9) | (np.abs(out - 5) < 5))
+
+
+def test_every_audit_case_releases_what_its_neighbours_say():
+    """Each case's sampler, for D and D′, against a release built from its description: which
+    claim value replaces the last (moved to AUDIT_MOVED, or audit_neighbours' data-entry
+    error, far tail, sign flip), the weights (1:3 or uniform), the units (the theorem's
+    setting: D's; as run: each input's own) and the statistic (first, m-th, max of m)."""
+    mech = PrisCrowdAlg1()
+    s = mech.settings(m=3, k=6, gamma=4.0, eps0=2.0, max_candidates=4, batch_size=2)
+    cases = mech.audit_cases(s)
+    d = pc.AUDIT_OBJECT[None, :]
+    mask = np.ones_like(d, dtype=bool)
+    z_d, mean_d, scale_d, h_d = mech.units(d, mask, s)
+    uniform = np.full(d.shape, 1 / 12)
+    ranked = np.linspace(1.0, 3.0, 12)[None, :] / np.linspace(1.0, 3.0, 12).sum()
+    nb = [v for _, v in audit_neighbours(pc.AUDIT_OBJECT)]
+    specs = [(pc.AUDIT_MOVED, ranked, True, "first"), (pc.AUDIT_MOVED, uniform, True, "first"),
+             (nb[0], uniform, False, "first"), (nb[1], uniform, False, "first"),
+             (nb[2], uniform, False, "first"), (nb[0], uniform, False, "last"),
+             (nb[0], ranked, False, "first"), (pc.AUDIT_MOVED, uniform, True, "max")]
+    assert "data-entry error" in cases[5].neighbours and "data-entry error" in cases[6].neighbours
+    for case, (value, w, fixed, stat) in zip(cases, specs):
+        for which in ("D", "D'"):
+            claims = d.copy()
+            if which == "D'":
+                claims[0, -1] = value
+            if fixed:
+                z, mean, scale, h = (claims - mean_d[:, None]) / scale_d[:, None], mean_d, \
+                    scale_d, h_d
+            else:
+                z, mean, scale, h = mech.units(claims, mask, s)
+            res = synthesize(z, mask, h, w, m=1 if stat == "first" else 3, k=6, gamma=4.0,
+                             eps0=2.0, reps=40, batch_size=2, max_candidates=4,
+                             rng=np.random.default_rng(12))
+            v = mean[0] + scale[0] * res.released[:, 0, :]
+            v = np.where(np.isnan(v), -1e9, v)
+            want = v[:, 0] if stat == "first" else v[:, -1] if stat == "last" else v.max(axis=1)
+            got = case.sample(np.random.default_rng(12), 40, which)
+            np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=f"{case.neighbours} {which}")
+
+
+def test_audit_composition_delta_is_capped_at_one():
+    """m × δ of the composition case is capped at 1 (a probability): ε0 = 0.1 gives
+    δ = e^(−0.4) per claim, 30 δ > 1."""
+    case = PrisCrowdAlg1().audit_cases(Alg1Settings(m=30, eps0=0.1))[7]
+    assert 30 * np.exp(-0.4) > 1 and case.claimed_delta == 1.0
+    assert case.composition.endswith(", 1)") and case.claimed is False

@@ -402,7 +402,7 @@ def synthesize(
             # a row's first batch may stop early (m < batch_size, as the audit's m = 1); later
             # batches of a row short of m are mostly rare passers, which test the whole batch
             passed = _test_batch(bands, y, centre, records, o, k + noise, within_cap,
-                                 np.where(n_cand[rr] == 0, m - n_rel[rr], batch_size))
+                                 np.where(n_cand[rr] == 0, m - n_rel[rr], batch_size))  # pragma: no mutate  (equivalent: need only picks how _test_batch counts, whole batch or a column at a time; passes after the m-th are never read)
             cum = n_rel[rr][:, None] + np.cumsum(passed, axis=1)
             take = passed & (cum <= m)
             slot = cum - 1
@@ -635,8 +635,9 @@ class PrisCrowdAlg1(Mechanism):
         bandwidth for both inputs, the claim moved far out), and as the pipeline runs it (each
         input normalised and its bandwidth chosen from its own claims) with the replacements a
         skeptic tries (:func:`audit_neighbours`: a data-entry error ×1000, the object's far
-        tail, a sign flip). The statistic is a released claim in the data's units. Uniform
-        and non-uniform (1:3) seed weights; the m claims' composition shown beside."""
+        tail, a sign flip). The statistic is a released claim in the data's units (−1e9, below
+        any claim, where the cap left it unreleased). Uniform and non-uniform (1:3) seed
+        weights; the m claims' composition shown beside."""
         from ..audit import Case
 
         d_claims = AUDIT_OBJECT[None, :]
