@@ -735,10 +735,10 @@ class PrisCrowdAlg1(Mechanism):
         checked on an object whose claims are all equal (every candidate has k' = n)."""
         from scipy import stats
 
-        z = np.array([[-1.0, 0.0, 0.5, 2.0]])
+        z = np.array([[-1.0, 0.0, 0.5, 2.0]])  # pragma: no mutate  (equivalent: the law's object; the sampler and the declared CDF read the same values)
         mask = np.ones_like(z, dtype=bool)
         w = np.array([[0.1, 0.2, 0.3, 0.4]])
-        h = np.array([0.3])
+        h = np.array([0.3])  # pragma: no mutate  (equivalent: the law's bandwidth; the sampler and the declared CDF read the same value)
 
         def mixture_sample(rng, n):
             return self.sample_release(z, mask, h, w, settings, rng=rng, reps=n, m=1,
@@ -758,8 +758,8 @@ class PrisCrowdAlg1(Mechanism):
         def passes(rng, n):
             one = Alg1Settings(**{**_fields(settings), "m": 1, "max_candidates": 1,
                                   "batch_size": 1})
-            res = self.sample_release(same, same_mask, np.array([0.2]),
-                                      np.full(same.shape, 1.0 / n_claims), one, rng=rng,
+            res = self.sample_release(same, same_mask, np.array([0.2]),  # pragma: no mutate  (equivalent: every claim equal, so k' = n at any bandwidth)
+                                      np.full(same.shape, 1.0 / n_claims), one, rng=rng,  # pragma: no mutate  (equivalent: any equal weights; the seed CDF is normalised)
                                       reps=n)
             return res.n_passed[:, 0].astype(np.int64)
 
