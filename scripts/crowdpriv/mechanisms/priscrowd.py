@@ -98,9 +98,9 @@ def privacy_test_counts(y, seed, z, mask, h, gamma):
 
 #: Own bands tabulated per bandwidth: a candidate y ~ N(z_seed, h²) has its seed's band within
 #: the table unless |y − z_seed| > _TABLE_SIGMAS h (probability 2e-19; computed then).
-_TABLE_SIGMAS = 9.0
+_TABLE_SIGMAS = 9.0  # pragma: no mutate  (equivalent: a wider table gives the same counts; a candidate past it has its edges computed)
 #: Elements of the (rows, B, n) distance array per step of the count (fits the L2 cache).
-_COUNT_CHUNK = 1 << 18
+_COUNT_CHUNK = 1 << 18  # pragma: no mutate  (equivalent: only how many rows one step counts; each row's count is the same)
 
 
 def _float_bits(x):
@@ -125,16 +125,16 @@ def _band_edges(level, h, gamma):
         return privacy_levels(np.maximum(bits, 0).view(np.float64), 0.0, h[at], gamma) >= level[at]
 
     with np.errstate(invalid="ignore", over="ignore"):
-        guess = h * np.sqrt(np.maximum(2.0 * (level * np.log(gamma) - np.log(h) - _LOG_SQRT_2PI),
-                                       0.0))
-    guess = _float_bits(np.where(np.isfinite(guess), guess, 0.0))
+        guess = h * np.sqrt(np.maximum(2.0 * (level * np.log(gamma) - np.log(h) - _LOG_SQRT_2PI),  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
+                                       0.0))  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
+    guess = _float_bits(np.where(np.isfinite(guess), guess, 0.0))  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
     # (lo, hi] holds the answer: lo does not reach the level (−1: below 0), hi does
-    lo, hi = np.full(level.size, -1, dtype=np.int64), np.full(level.size, top, dtype=np.int64)
+    lo, hi = np.full(level.size, -1, dtype=np.int64), np.full(level.size, top, dtype=np.int64)  # pragma: no mutate  (equivalent: a level whose edge is 0 is always bracketed by the first width, never left to this start)
     todo = np.arange(level.size)
-    for width in (4, 1 << 20, 1 << 44):  # ulps either side of the closed form
-        if not todo.size:
+    for width in (4, 1 << 20, 1 << 44):  # ulps either side of the closed form  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
+        if not todo.size:  # pragma: no mutate  (equivalent: skipping the brackets leaves every level to the whole-range bisection)
             break
-        below = np.maximum(guess[todo] - width, -1)
+        below = np.maximum(guess[todo] - width, -1)  # pragma: no mutate  (equivalent: only where the bisection starts; its bracket is checked, else widened to all floats)
         above = np.minimum(guess[todo] + width, top)
         ok = reaches(above, todo) & ((below < 0) | ~reaches(below, todo))
         lo[todo[ok]], hi[todo[ok]] = below[ok], above[ok]
@@ -167,7 +167,8 @@ class _Bands:
     @classmethod
     def of(cls, h, gamma) -> "_Bands":
         """The table for these bandwidths, kept for the next call with the same ones (Fig. 5's
-        timings and the audit call Alg. 1 many times on the same objects)."""
+        timings and the audit call Alg. 1 many times on the same objects): the 16 latest
+        tables are kept, the oldest dropped first."""
         key = (np.asarray(h, dtype=float).tobytes(), float(gamma))
         if key not in _BANDS_KEPT:
             if len(_BANDS_KEPT) >= 16:
@@ -222,7 +223,7 @@ def _draw_seeds(u, cdf, o):
     n = cdf.shape[1]
     ut, cdf_t = np.ascontiguousarray(u.T), np.take(cdf.T, o, axis=1)  # (B, R), (n, R)
     out = np.empty(ut.shape, dtype=np.intp)
-    for b in _row_steps(len(o), n, ut.shape[0]):  # (n, B, rows), as in _Bands.counts
+    for b in _row_steps(len(o), n, ut.shape[0]):  # (n, B, rows), as in _Bands.counts  # pragma: no mutate  (equivalent: only how many rows one step counts)
         out[:, b] = _count_true(ut[None, :, b] > cdf_t[:, None, b])
     return out.T.clip(max=n - 1)
 
@@ -401,7 +402,7 @@ def synthesize(
             # a row's first batch may stop early (m < batch_size, as the audit's m = 1); later
             # batches of a row short of m are mostly rare passers, which test the whole batch
             passed = _test_batch(bands, y, centre, records, o, k + noise, within_cap,
-                                 np.where(n_cand[rr] == 0, m - n_rel[rr], batch_size))
+                                 np.where(n_cand[rr] == 0, m - n_rel[rr], batch_size))  # pragma: no mutate  (equivalent: need only picks how _test_batch counts, whole batch or a column at a time; passes after the m-th are never read)
             cum = n_rel[rr][:, None] + np.cumsum(passed, axis=1)
             take = passed & (cum <= m)
             slot = cum - 1
@@ -634,8 +635,9 @@ class PrisCrowdAlg1(Mechanism):
         bandwidth for both inputs, the claim moved far out), and as the pipeline runs it (each
         input normalised and its bandwidth chosen from its own claims) with the replacements a
         skeptic tries (:func:`audit_neighbours`: a data-entry error ×1000, the object's far
-        tail, a sign flip). The statistic is a released claim in the data's units. Uniform
-        and non-uniform (1:3) seed weights; the m claims' composition shown beside."""
+        tail, a sign flip). The statistic is a released claim in the data's units (−1e9, below
+        any claim, where the cap left it unreleased). Uniform and non-uniform (1:3) seed
+        weights; the m claims' composition shown beside."""
         from ..audit import Case
 
         d_claims = AUDIT_OBJECT[None, :]
@@ -733,10 +735,10 @@ class PrisCrowdAlg1(Mechanism):
         checked on an object whose claims are all equal (every candidate has k' = n)."""
         from scipy import stats
 
-        z = np.array([[-1.0, 0.0, 0.5, 2.0]])
+        z = np.array([[-1.0, 0.0, 0.5, 2.0]])  # pragma: no mutate  (equivalent: the law's object; the sampler and the declared CDF read the same values)
         mask = np.ones_like(z, dtype=bool)
         w = np.array([[0.1, 0.2, 0.3, 0.4]])
-        h = np.array([0.3])
+        h = np.array([0.3])  # pragma: no mutate  (equivalent: the law's bandwidth; the sampler and the declared CDF read the same value)
 
         def mixture_sample(rng, n):
             return self.sample_release(z, mask, h, w, settings, rng=rng, reps=n, m=1,
@@ -756,8 +758,8 @@ class PrisCrowdAlg1(Mechanism):
         def passes(rng, n):
             one = Alg1Settings(**{**_fields(settings), "m": 1, "max_candidates": 1,
                                   "batch_size": 1})
-            res = self.sample_release(same, same_mask, np.array([0.2]),
-                                      np.full(same.shape, 1.0 / n_claims), one, rng=rng,
+            res = self.sample_release(same, same_mask, np.array([0.2]),  # pragma: no mutate  (equivalent: every claim equal, so k' = n at any bandwidth)
+                                      np.full(same.shape, 1.0 / n_claims), one, rng=rng,  # pragma: no mutate  (equivalent: any equal weights; the seed CDF is normalised)
                                       reps=n)
             return res.n_passed[:, 0].astype(np.int64)
 
