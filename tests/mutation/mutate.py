@@ -32,7 +32,9 @@ Operators, applied one at a time to the source text (the rest of the file stays 
 - arithmetic: ``+``↔``-``, ``*``↔``/``.
 
 Docstrings and the format specs of f-strings are not mutated. A line carrying
-``# pragma: no mutate`` is skipped: use it only for an equivalent mutant, and say why after it.
+``# pragma: no mutate`` is skipped: use it only for an equivalent mutant (or an example input
+whose every value is as valid, e.g. the audit's example object: data, not logic), and say why
+after it.
 
 Each mutant runs in a private copy of ``scripts/`` (so several run at once and the working tree
 is never touched) with ``pytest -x``; a failing test or a timeout kills it (the time limit:

@@ -468,9 +468,9 @@ CLAIM_NEIGHBOURS = ("two claim sets of an object that differ in one user's claim
                     "Definition 1, per released synthetic claim, Theorem 2)")
 
 #: The audited object's claims (one object; D' replaces its last claim).
-AUDIT_OBJECT = np.array([4.1, 4.6, 4.9, 5.0, 5.0, 5.2, 5.4, 5.5, 5.9, 6.3, 4.4, 5.1])
+AUDIT_OBJECT = np.array([4.1, 4.6, 4.9, 5.0, 5.0, 5.2, 5.4, 5.5, 5.9, 6.3, 4.4, 5.1])  # pragma: no mutate (example data, not logic: any object is as valid an audit input)
 #: Where the theorem's-setting cases move the last claim.
-AUDIT_MOVED = 9.0
+AUDIT_MOVED = 9.0  # pragma: no mutate (example data, not logic: any far value is as valid)
 
 
 def audit_neighbours(claims) -> list[tuple[str, float]]:
