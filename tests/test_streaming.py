@@ -139,3 +139,24 @@ def test_blocks_reduce_the_same_in_any_number_of_steps(data, method, monkeypatch
     stepped = out.task_sums(w), out.worker_losses(t, scale)
     for got, want in zip((*stepped[0], stepped[1]), (*whole[0], whole[1])):
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_worker_blocks_cover_the_workers_and_refuse_an_empty_block():
+    from crowdpriv.streaming import worker_blocks
+
+    assert list(worker_blocks(7, 3)) == [(0, 0, 3), (1, 3, 6), (2, 6, 7)]
+    assert list(worker_blocks(3, 5)) == [(0, 0, 3)]
+    with pytest.raises(ValueError, match="block_workers"):
+        list(worker_blocks(7, 0))
+
+
+def test_blocks_of_5000_workers_by_default():
+    """The default block is 5,000 workers (each block draws from its own stream, so the block
+    size is part of what a seed means): 5,001 workers split there, not at 5,001."""
+    answers = synthetic_long(5001, 2, 0.5, seed=3, block_workers=5000)[0]
+    default = perturb_in_blocks(answers, "rr", 1.0, seed=4, domain_size=10)
+    given = perturb_in_blocks(answers, "rr", 1.0, seed=4, domain_size=10, block_workers=5000)
+    other = perturb_in_blocks(answers, "rr", 1.0, seed=4, domain_size=10, block_workers=5001)
+    assert [b[:2] for b in default.blocks] == [(0, 5000), (5000, 5001)]
+    np.testing.assert_array_equal(_dense_of(default), _dense_of(given))
+    assert [b[:2] for b in other.blocks] == [(0, 5001)]
