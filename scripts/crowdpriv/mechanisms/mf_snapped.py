@@ -208,6 +208,9 @@ class MFSnapped(MF):
                                 "a worker's whole answer vector"]}
 
     def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
+        """One worker's row of 4d tasks (V, then the values of his first 2d answered tasks,
+        drawn from ``default_rng(0)``); the first task is 0 in D and |Γ| − 1 (or NULL) in D′;
+        the statistic is the released value of that task."""
         from ..audit import Case
 
         k = int(domain_size)
