@@ -407,9 +407,9 @@ class MF(Mechanism):
         k = int(domain_size)
         d = int(settings.d)
         n_tasks = 3 * d
-        rng0 = np.random.default_rng(1)
+        rng0 = np.random.default_rng(1)  # pragma: no mutate  (equivalent: the law's statistic η = b − (G + λI)u is the noise itself, up to rounding, whatever V and the row with G invertible)
         v = self.profiles(n_tasks, settings, rng=rng0)
-        row = rng0.integers(0, k, n_tasks).astype(np.int8)[None]  # every task answered
+        row = rng0.integers(0, k, n_tasks).astype(np.int8)[None]  # every task answered  # pragma: no mutate  (equivalent: η recovered does not depend on the answers, up to rounding)
         prep = self.prepare(row, settings, domain_size=k, profiles=v)
 
         def eta(rng, n):
