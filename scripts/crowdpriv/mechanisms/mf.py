@@ -100,8 +100,10 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
     answers with V in general position, and its Cholesky factorisation exists) the solver is
     its inverse: the exact minimiser. Where it is singular (e.g. |T_i| < d and λ = 0) L_DP is
     unbounded below along the null space and we return the minimum-norm solution
-    (Moore-Penrose pseudo-inverse by eigendecomposition, eigenvalues below ``rcond`` x the
-    largest dropped). Gradient descent as in Alg. 2 reaches the same point when it converges.
+    (Moore-Penrose pseudo-inverse by eigendecomposition, eigenvalues at or below ``rcond`` x
+    the largest, or at or below 1e-300, dropped). Gradient descent as in Alg. 2 reaches the
+    same point when it converges. V's columns must satisfy ‖v_j‖₁ ≤ 1 + 1e-9 (Sec. V's bound
+    with a slack for the rounding of their normalisation).
 
     Parameters
     ----------
@@ -148,8 +150,8 @@ def mf_prepare(answers, profiles, *, domain_size: int, ridge: float = 0.0, rcond
 
 def _mf_solver(gram, answered, d, ridge, rcond):
     """(G + λI)⁻¹ where positive definite (a Cholesky factorisation exists: 20x cheaper than
-    an eigendecomposition), else the pseudo-inverse (eigenvalues below ``rcond`` x the
-    largest dropped). ``answered`` is |T_i| per worker (below d with λ = 0: singular)."""
+    an eigendecomposition), else the pseudo-inverse (eigenvalues at or below ``rcond`` x the
+    largest, or at or below 1e-300, dropped; no division by a dropped one). ``answered`` is |T_i| per worker (below d with λ = 0: singular)."""
     solver = np.zeros_like(gram)
     full = (answered >= d) | (ridge > 0)
     if full.any():
@@ -200,7 +202,7 @@ def mf_perturb_prepared(prepared: MFPrepared, epsilon, *, rng, dtype=np.float32,
     ``return_u`` also returns (u, η).
     """
     u, eta = mf_worker_profiles(prepared, epsilon, rng=rng)
-    out = (u.astype(dtype) @ prepared.profiles.astype(dtype)).astype(dtype, copy=False)
+    out = (u.astype(dtype) @ prepared.profiles.astype(dtype)).astype(dtype, copy=False)  # pragma: no mutate  (equivalent: copy=True copies a fresh product nobody else holds; same values, dtype)
     return (out, u, eta) if return_u else out
 
 
@@ -314,7 +316,8 @@ class MF(Mechanism):
     CLAIM = "MF: ε-cell LDP (Theorem 4)"
 
     def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
-        """One worker's row (4d tasks, V drawn once): a changed answer with |T_i| ≥ d and
+        """One worker's row (4d tasks; V, then the values of the first |T_i| tasks, drawn from
+        ``default_rng(0)``; the changed cell is the first): a changed answer with |T_i| ≥ d and
         < d, an answer that becomes NULL, and (outside Definition 2.1, composition beside) all
         his answers changed. Statistics: the released value of the changed task, and where
         (G + λI) is invertible for both inputs the exact log likelihood ratio of u_i:
@@ -404,9 +407,9 @@ class MF(Mechanism):
         k = int(domain_size)
         d = int(settings.d)
         n_tasks = 3 * d
-        rng0 = np.random.default_rng(1)
+        rng0 = np.random.default_rng(1)  # pragma: no mutate  (equivalent: the law's statistic η = b − (G + λI)u is the noise itself, up to rounding, whatever V and the row with G invertible)
         v = self.profiles(n_tasks, settings, rng=rng0)
-        row = rng0.integers(0, k, n_tasks).astype(np.int8)[None]  # every task answered
+        row = rng0.integers(0, k, n_tasks).astype(np.int8)[None]  # every task answered  # pragma: no mutate  (equivalent: η recovered does not depend on the answers, up to rounding)
         prep = self.prepare(row, settings, domain_size=k, profiles=v)
 
         def eta(rng, n):

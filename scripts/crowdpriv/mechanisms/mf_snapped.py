@@ -208,6 +208,9 @@ class MFSnapped(MF):
                                 "a worker's whole answer vector"]}
 
     def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
+        """One worker's row of 4d tasks (V, then the values of his first 2d answered tasks,
+        drawn from ``default_rng(0)``); the first task is 0 in D and |Γ| − 1 (or NULL) in D′;
+        the statistic is the released value of that task."""
         from ..audit import Case
 
         k = int(domain_size)
@@ -248,6 +251,12 @@ class MFSnapped(MF):
         ]
 
     def law(self, settings, epsilon, *, domain_size=None):
+        """One worker answering all 3d tasks (V, then his answers, drawn from
+        ``default_rng(1)``): coordinates 0 and d − 1 of b − η, recovered from the output
+        (r = (G + λI) u) and centred, follow Lap(|Γ|/ε) snapped to the multiples of Λ and
+        clamped to ± B_k. A recovered value counts as the nearest value of the support (a
+        multiple of Λ or ± B_k); one farther than Λ/4 from it is NaN (outside every support,
+        so the check fails)."""
         from scipy import stats
 
         k = int(domain_size)
@@ -284,8 +293,12 @@ class MFSnapped(MF):
                                   state=tiled).factors
                 r = u @ gram.T  # b − η as released, recovered from the output
                 snapped = r[:, j] - centre[j]
-                on_grid = np.clip(grid * np.round(snapped / grid), -bound, bound)
-                return np.where(np.abs(on_grid - snapped) < grid / 4, on_grid, np.nan)
+                # the nearest value of the support: a multiple of Λ, or ± B at a clamp (which
+                # need not be a multiple of Λ)
+                i = np.clip(np.searchsorted(support, snapped), 1, len(support) - 1)
+                below, above = support[i - 1], support[i]
+                nearest = np.where(snapped - below <= above - snapped, below, above)
+                return np.where(np.abs(nearest - snapped) < grid / 4, nearest, np.nan)
             return LawCheck(f"coordinate {j} of b − η: Lap(|Γ|/ε) snapped to multiples of Λ",
                             sample, support=support, probabilities=probs)
 
