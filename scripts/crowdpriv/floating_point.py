@@ -98,9 +98,9 @@ def mf_eta_support(epsilon: float, domain_size: int, settings, *, samples: int,
                    rng) -> SupportResult:
     """MF's noisy right-hand side as run (:func:`crowdpriv.mechanisms.mf.mf_apply`): r =
     fl(b − fl(η° · |Γ|/ε)), the float64 vector the solve post-processes, for one worker whose
-    answer to task 0 is 0 (D) or |Γ| − 1 (D′), T_i fixed; a sample is unreachable when one of
-    its d coordinates is. Whether the solve u = (G + λI)⁺ r and u_iᵀV hide the leak is not
-    decided here."""
+    answer to task 0 is 0 (D) or |Γ| − 1 (D′), T_i fixed (4d tasks, V drawn with seed 0, the
+    other answers with seed 1); a sample is unreachable when one of its d coordinates is.
+    Whether the solve u = (G + λI)⁺ r and u_iᵀV hide the leak is not decided here."""
     mech = get("mf")
     k, d = int(domain_size), int(settings.d)
     v = mech.profiles(4 * d, settings, rng=np.random.default_rng(0))
@@ -145,7 +145,7 @@ def mf_snapped_support(epsilon: float, domain_size: int, settings, *, samples: i
     for which, first in (("D", 0.0), ("D'", float(k - 1))):
         row[0] = first
         prep = mf_prepare(row[None], v, domain_size=k, ridge=settings.ridge)
-        preps[which] = MFPrepared(np.repeat(prep.solver, samples, axis=0),
+        preps[which] = MFPrepared(np.repeat(prep.solver, samples, axis=0),  # pragma: no mutate  (mf_snapped_rhs never reads the solver: any axis gives the same r)
                                   np.repeat(prep.rhs, samples, axis=0), v, k)
     y = mf_snapped_rhs(preps["D"], standard_laplace(rng, (samples, d)), epsilon, settings)
     return support_share(y, lambda t: mf_snapped_rhs(preps["D'"], t, epsilon, settings),

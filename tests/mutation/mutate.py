@@ -271,7 +271,8 @@ def mechanism_targets() -> dict[Path, tuple[list[Path], tuple[str, ...] | None]]
                                          "reachable", "support_share",
                                          "laplace_float64_support"))
     targets[ROOT / "scripts/crowdpriv/floating_point.py"] = (
-        [ROOT / "tests/test_audit.py", ROOT / "tests/test_float_safe.py"], None)
+        [ROOT / "tests/test_audit.py", ROOT / "tests/test_float_safe.py",
+         ROOT / "tests/test_floating_point.py"], None)
     targets[ROOT / "scripts/crowdpriv/streaming.py"] = (
         base + [ROOT / "tests/test_streaming.py"], ("perturb_in_blocks", "_code_block",
                                                    "worker_blocks"))
