@@ -188,7 +188,10 @@ class Channel:
         if m.ndim != 3 or m.shape[1] != m.shape[2] or w.shape != (m.shape[0],):
             raise ValueError(f"a channel is (G, S, S) matrices with G weights, got "
                              f"{m.shape} and {w.shape}")
-        if not np.allclose(m.sum(axis=1), 1.0, atol=1e-12) or not np.isclose(w.sum(), 1.0):
+        # within 1e-12 absolutely (numpy's default relative 1e-5 would pass a column off by
+        # that much); the members' channels sum to 1 within 6e-16
+        if not np.allclose(m.sum(axis=1), 1.0, rtol=0.0, atol=1e-12) or \
+                not np.isclose(w.sum(), 1.0, rtol=0.0, atol=1e-12):
             raise ValueError("every column of a channel and its weights must sum to 1")
         object.__setattr__(self, "matrices", m)
         object.__setattr__(self, "weights", w)
