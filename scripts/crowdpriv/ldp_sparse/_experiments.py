@@ -42,9 +42,11 @@ __all__ = [
     "dataset_table",
 ]
 
-#: LDP-sparse's mechanisms (ids of :mod:`crowdpriv.mechanisms`; their labels name the rows of
-#: the result files and their random streams).
-METHODS = ("lp", "rr", "two-layer", "mf")
+#: LDP-sparse's mechanisms, read from the registry (its sweep members of the paper, the
+#: float-safe release samplers aside: lp, rr, two-layer, mf); their labels name the rows of the
+#: result files and their random streams.
+METHODS = tuple(m.id for m in registry.members(paper="ldp_sparse", part="sweep")
+                if not m.float_safe)
 
 #: Settings of a built-in mechanism from the ``ldp_sparse.mechanisms`` block: config key ->
 #: setting name, by mechanism id (``d`` is the block's top-level ``ldp_sparse.d``). A user's
