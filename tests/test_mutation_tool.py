@@ -75,6 +75,9 @@ def test_default_targets_cover_the_claims_code():
     assert {"scripts/crowdpriv/claims.py", "scripts/crowdpriv/significance.py"} <= names
     for module, tests in targets.items():
         assert all(t.is_file() for t in tests), module
+        # every paper's claims module is run against its own claims tests, not only the engine's
+        if module.name == "_claims.py":
+            assert mutate.ROOT / f"tests/test_{module.parent.name}_claims.py" in tests, module
 
 
 REGION_SOURCE = '''LIMIT = 3
@@ -137,16 +140,38 @@ def test_tests_are_selected_by_the_lines_they_run_fastest_first():
     assert len(cov.select(mutant("4 - 1"), tests)) == 4  # import time: every test
 
 
+def test_tests_that_killed_a_mutant_run_first_same_line_before_same_file():
+    killers = mutate.Killers()
+    m = mutate.Mutant("scripts/x.py", 5, 0, 0, 1, "a", "b", "constant")
+    other_line = mutate.Mutant("scripts/x.py", 9, 0, 0, 1, "a", "b", "constant")
+    other_file = mutate.Mutant("scripts/y.py", 5, 0, 0, 1, "a", "b", "constant")
+    tests = ["t::fast", "t::mid", "t::slow", "u::other"]
+    assert killers.order(m, tests) == tests  # nothing learned yet: the given order
+    killers.record(other_line, "t::slow")
+    killers.record(other_line, "t::slow")
+    killers.record(m, "t::mid")
+    killers.record(other_file, "t::fast")  # another file's killer does not count here
+    killers.record(m, "")  # a mutant killed with no test failing (collection) teaches nothing
+    assert killers.order(m, tests) == ["t::mid", "t::slow", "t::fast", "u::other"]
+    assert killers.order(other_line, tests) == ["t::slow", "t::mid", "t::fast", "u::other"]
+    assert killers.order(m, ["u::other", "t::fast"]) == ["u::other", "t::fast"]  # only its own
+
+
 def test_a_mutants_time_limit_scales_with_its_tests_and_their_fixtures():
-    """3x the selected tests' traced time plus their wider fixtures' set-up, plus 20 s, capped
-    by --timeout; without a trace, the cap itself."""
+    """3x the selected tests' plain time plus their wider fixtures' set-up (the traced times
+    where a test has no plain time), plus 10 s, capped by --timeout; without a trace, the cap
+    itself."""
     cov = mutate.Coverage({"tests": {
         "tests/test_a.py::one": {"seconds": 2.0, "fixture_seconds": 10.0, "outcome": "passed",
                                  "lines": {}},
-        "tests/test_a.py::two": {"seconds": 1.0, "outcome": "passed", "lines": {}}},
+        "tests/test_a.py::two": {"seconds": 1.0, "outcome": "passed", "lines": {}},
+        "tests/test_a.py::slow_traced": {"seconds": 30.0, "fixture_seconds": 6.0,
+                                         "plain_seconds": 2.0, "plain_fixture_seconds": 1.0,
+                                         "outcome": "passed", "lines": {}}},
         "<import>": {}})
-    assert mutate.mutant_timeout(cov, ["tests/test_a.py::two"], 120.0) == 3.0 * 1.0 + 20.0
+    assert mutate.mutant_timeout(cov, ["tests/test_a.py::two"], 120.0) == 3.0 * 1.0 + 10.0
     assert mutate.mutant_timeout(cov, ["tests/test_a.py::one", "tests/test_a.py::two"],
-                                 120.0) == 3.0 * 13.0 + 20.0
+                                 120.0) == 3.0 * 13.0 + 10.0
+    assert mutate.mutant_timeout(cov, ["tests/test_a.py::slow_traced"], 120.0) == 3.0 * 3.0 + 10.0
     assert mutate.mutant_timeout(cov, ["tests/test_a.py::one"], 30.0) == 30.0
     assert mutate.mutant_timeout(None, ["tests/test_a.py::one"], 77.0) == 77.0

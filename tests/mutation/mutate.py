@@ -38,8 +38,11 @@ after it.
 
 Each mutant runs in a private copy of ``scripts/`` (so several run at once and the working tree
 is never touched) with ``pytest -x``; a failing test or a timeout kills it (the time limit:
-3× what the mutant's tests and their wider fixtures took in the traced run plus 20 s, at most
-``--timeout``). Only the tests that run the mutated statement are run, fastest first: before
+3× what the mutant's tests and their wider fixtures took in a plain run of the tests before any
+mutant, plus 10 s, at most ``--timeout``). Only the tests that run the mutated statement are
+run: first those that have already killed a mutant of the same line, then of the same file
+(most kills first; the order changes how long a killed mutant takes, not whether it is killed),
+then the rest fastest first. Before
 any mutant, the target's tests run once with a line tracer (``tests/mutation/trace_lines.py``,
 ``sys.settrace``) that records which lines of the mutated modules each test runs (its setup and
 the module- or session-wide fixtures it uses included). A mutant whose statement runs at import time (module or class level, a
@@ -67,6 +70,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -396,9 +400,11 @@ class Coverage:
         return sorted(ordered, key=lambda n: first_seen[n.split("::")[0]])
 
 
-def trace(test_files: list[Path], target_files: list[Path], jobs: int) -> Coverage:
-    """Run ``test_files`` once (``jobs`` processes, a file's tests in one) with every line of
-    ``target_files`` that each test runs recorded."""
+def _plugin_run(test_files: list[Path], target_files: list[Path], jobs: int,
+                lines: bool) -> dict:
+    """Run ``test_files`` once under ``tests/mutation/trace_lines.py`` (``jobs`` processes, a
+    file's tests in one): with ``lines``, every line of ``target_files`` each test runs is
+    recorded; without, only each test's time and outcome (a plain run)."""
     groups: list[list[Path]] = [[] for _ in range(max(1, jobs))]
     for i, t in enumerate(sorted(test_files, key=lambda t: -t.stat().st_size)):
         groups[i % len(groups)].append(t)
@@ -409,6 +415,7 @@ def trace(test_files: list[Path], target_files: list[Path], jobs: int) -> Covera
                "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), str(ROOT / "scripts"),
                                               str(ROOT / "tests")]),
                "CROWDPRIV_TRACE_ROOT": str(ROOT), "CROWDPRIV_TRACE_OUT": str(out_dir / f"{i}.json"),
+               "CROWDPRIV_TRACE_LINES": "1" if lines else "0",
                "CROWDPRIV_TRACE_FILES": os.pathsep.join(str(f.relative_to(ROOT))
                                                         for f in target_files)}
         args = [sys.executable, "-m", "pytest", "-q", "-p", "trace_lines", *PYTEST_ARGS,
@@ -420,11 +427,24 @@ def trace(test_files: list[Path], target_files: list[Path], jobs: int) -> Covera
             proc.wait()
             data = json.loads((out_dir / f"{i}.json").read_text())
             merged["tests"].update(data["tests"])
-            for file, lines in data["<import>"].items():
+            for file, lines_run in data["<import>"].items():
                 merged["<import>"][file] = sorted(set(merged["<import>"].get(file, [])) |
-                                                  set(lines))
+                                                  set(lines_run))
     finally:
         shutil.rmtree(out_dir, ignore_errors=True)
+    return merged
+
+
+def trace(test_files: list[Path], target_files: list[Path], jobs: int) -> Coverage:
+    """Run ``test_files`` twice: once plain, for each test's time (``plain_seconds``,
+    ``plain_fixture_seconds``: what a mutant's time limit is scaled from), then with every line
+    of ``target_files`` that each test runs recorded."""
+    plain = _plugin_run(test_files, target_files, jobs, lines=False)["tests"]
+    merged = _plugin_run(test_files, target_files, jobs, lines=True)
+    for nodeid, rec in merged["tests"].items():
+        if nodeid in plain:
+            rec["plain_seconds"] = plain[nodeid]["seconds"]
+            rec["plain_fixture_seconds"] = plain[nodeid].get("fixture_seconds", 0.0)
     return Coverage(merged)
 
 
@@ -435,6 +455,7 @@ class Result:
     seconds: float
     group: str = ""
     tests: int = -1  # tests selected (0: no test runs the mutated line; -1: whole files)
+    killer: str = ""  # the node id of the test that failed first (killed only)
 
 
 SERVER = """
@@ -444,15 +465,32 @@ import numpy, scipy.stats, pandas, pytest, hypothesis  # the slow imports, once 
 import gc, yaml
 gc.collect()
 gc.freeze()  # what is imported once is not traversed again by each child's collections
+
+
+class FirstFailure:  # writes the node id of the first test that fails to a pipe
+
+    def __init__(self, fd):
+        self.fd = fd
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed and self.fd is not None:
+            os.write(self.fd, report.nodeid.encode())
+            os.close(self.fd)
+            self.fd = None
+
+
 for line in sys.stdin:
     job = json.loads(line)
+    read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:
+        os.close(read_end)
         fd = os.open(os.devnull, os.O_WRONLY)
         os.dup2(fd, 1); os.dup2(fd, 2)
         os.chdir({root!r})
-        code = pytest.main(job["args"])
+        code = pytest.main(job["args"], plugins=[FirstFailure(write_end)])
         os._exit(int(code))
+    os.close(write_end)
     deadline = time.monotonic() + job["timeout"]
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
@@ -465,7 +503,9 @@ for line in sys.stdin:
             outcome = "timeout"
             break
         time.sleep(0.02)
-    print(outcome, flush=True)
+    killer = os.read(read_end, 65536).decode() if outcome == "killed" else ""
+    os.close(read_end)
+    print(outcome, killer, sep="\t", flush=True)
 """
 
 
@@ -508,10 +548,10 @@ class Workspace:
         try:
             self.server.stdin.write(json.dumps({"args": args, "timeout": timeout}) + "\n")
             self.server.stdin.flush()
-            outcome = self.server.stdout.readline().strip() or "killed"
+            outcome, _, killer = self.server.stdout.readline().rstrip("\n").partition("\t")
         finally:
             self._write(target, original)
-        return Result(mutant, outcome, time.monotonic() - t0)
+        return Result(mutant, outcome or "killed", time.monotonic() - t0, killer=killer)
 
     def _write(self, path: Path, text: str):
         path.write_text(text)
@@ -557,10 +597,11 @@ def generated(targets, group: str) -> tuple[list[Work], dict[str, int]]:
     return work, pragma
 
 
-#: A mutant's time limit: this many times what its selected tests took in the traced run
-#: (itself slower than a plain run), plus TIMEOUT_FLOOR seconds, at most ``--timeout``.
+#: A mutant's time limit: this many times what its selected tests took in the plain run
+#: before any mutant (the traced time where a test has no plain time), plus TIMEOUT_FLOOR
+#: seconds (a child's start-up and collection, and load), at most ``--timeout``.
 TIMEOUT_FACTOR = 3.0
-TIMEOUT_FLOOR = 20.0
+TIMEOUT_FLOOR = 10.0
 
 
 def mutant_timeout(coverage: Coverage | None, tests: list[str], limit: float) -> float:
@@ -571,8 +612,40 @@ def mutant_timeout(coverage: Coverage | None, tests: list[str], limit: float) ->
         return limit
     chosen = [coverage.tests[n] for n in tests if n in coverage.tests]
     # each test's own time and its wider fixtures' set-up (however the run orders the tests)
-    took = sum(t["seconds"] + t.get("fixture_seconds", 0.0) for t in chosen)
+    took = sum(t.get("plain_seconds", t["seconds"])
+               + t.get("plain_fixture_seconds", t.get("fixture_seconds", 0.0)) for t in chosen)
     return min(limit, TIMEOUT_FACTOR * took + TIMEOUT_FLOOR)
+
+
+class Killers:
+    """The tests that have killed mutants so far in this run, by file and by line: a mutant's
+    selected tests are run with those first (the likeliest to fail, and ``-x`` stops at the
+    first failure), then the rest in ``Coverage.select``'s order. The order changes how long a
+    killed mutant takes, never whether it is killed: every selected test still runs until one
+    fails."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.by_line: dict[tuple[str, int], dict[str, int]] = {}
+        self.by_file: dict[str, dict[str, int]] = {}
+
+    def record(self, mutant: Mutant, nodeid: str):
+        if not nodeid:
+            return
+        with self.lock:
+            for counts in (self.by_line.setdefault((mutant.file, mutant.line), {}),
+                           self.by_file.setdefault(mutant.file, {})):
+                counts[nodeid] = counts.get(nodeid, 0) + 1
+
+    def order(self, mutant: Mutant, tests: list[str]) -> list[str]:
+        with self.lock:
+            line = dict(self.by_line.get((mutant.file, mutant.line), {}))
+            file = dict(self.by_file.get(mutant.file, {}))
+        rank = {n: i for i, n in enumerate(tests)}
+        first = sorted((n for n in tests if n in file),
+                       key=lambda n: (-line.get(n, 0), -file[n], rank[n]))
+        chosen = set(first)
+        return first + [n for n in tests if n not in chosen]
 
 
 def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) -> list[Result]:
@@ -592,6 +665,7 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
         print(f"traced {len(coverage.tests)} tests in {time.monotonic() - t0:.0f} s", flush=True)
     spaces = [Workspace() for _ in range(max(1, jobs))]
     free = list(spaces)
+    killers = Killers()
     results: list[Result] = []
     interrupted = False
     try:
@@ -602,12 +676,14 @@ def run_all(work: list[Work], jobs: int, timeout: float, select: bool = True) ->
                 chosen = coverage.select(item.mutant, item.tests)
                 if not chosen:
                     return Result(item.mutant, "survived", 0.0, item.group, 0)
+                chosen = killers.order(item.mutant, chosen)
             space = free.pop()
             try:
                 res = space.run(item.mutant, chosen, mutant_timeout(coverage, chosen, timeout),
                                 sources[item.mutant.file])
             finally:
                 free.append(space)
+            killers.record(item.mutant, res.killer)
             res.group, res.tests = item.group, len(chosen) if coverage else -1
             return res
 
@@ -712,7 +788,8 @@ def report(results: list[Result], out_dir: Path, elapsed: float, cpu: float = 0.
          "laws": {"mutants": len(laws), "killed": sum(r.outcome != "survived" for r in laws)},
          "by_file": by_file, "seconds": elapsed, "cpu_seconds": cpu, "jobs": jobs,
          "results": [dict(asdict(r.mutant), outcome=r.outcome, seconds=r.seconds,
-                          group=r.group, tests=r.tests, text=_line_text(r.mutant))
+                          group=r.group, tests=r.tests, killer=r.killer,
+                          text=_line_text(r.mutant))
                      for r in results]},
         indent=1))
     print("\n".join(lines))

@@ -19,7 +19,9 @@ target paths are relative to), ``CROWDPRIV_TRACE_FILES`` (``os.pathsep``-separat
 paths) and ``CROWDPRIV_TRACE_OUT`` (the JSON written at the end: ``{"tests": {nodeid:
 {"seconds": s, "fixture_seconds": f, "outcome": o, "lines": {file: [line, ...]}}},
 "<import>": {file: [...]}}``; ``fixture_seconds``: the set-up time of the wider-scoped fixtures
-the test uses, wherever it was spent).
+the test uses, wherever it was spent). With ``CROWDPRIV_TRACE_LINES=0`` no line is traced: the
+same file records only the times and outcomes of a plain run (a line tracer slows pure-Python
+loops several-fold, so a mutant's time limit is set from the plain run).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ _ROOT = Path(os.environ.get("CROWDPRIV_TRACE_ROOT", "."))
 _FILES = {str((_ROOT / f).resolve()): f
           for f in os.environ.get("CROWDPRIV_TRACE_FILES", "").split(os.pathsep) if f}
 _OUT = os.environ.get("CROWDPRIV_TRACE_OUT")
+_LINES = os.environ.get("CROWDPRIV_TRACE_LINES", "1") != "0"
 
 _IMPORT: set[tuple[str, int]] = set()
 _current: set[tuple[str, int]] = _IMPORT
@@ -59,7 +62,8 @@ def _global(frame, event, arg):
 def pytest_configure(config):
     if not _OUT:
         return
-    sys.settrace(_global)
+    if _LINES:
+        sys.settrace(_global)
     # every module of the package imported now, so that whatever runs at import time is charged
     # to "<import>" and not to the first test that happens to import the module
     import crowdpriv
