@@ -108,3 +108,11 @@ def test_a_bad_value_stops_any_target_before_a_job(root, tmp_path):
     assert run.returncode != 0
     assert ("priscrowd.readings.alternatives.big_t (this reading's config): config key "
             "priscrowd.t = 5") in run.stdout + run.stderr
+    # an override the schema rejects: named by the reading, the key path and the value
+    bad.write_text("pptd:\n  readings:\n    alternatives:\n      no_reps:\n"
+                   "        axis: PPTD repetitions\n        why: a reading that breaks the schema\n"
+                   "        set: {repetitions: -1}\n")
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert run.returncode != 0
+    assert ("pptd.readings.alternatives.no_reps: the overridden config is invalid at "
+            "pptd.repetitions: -1 is less than the minimum of 1") in run.stdout + run.stderr
