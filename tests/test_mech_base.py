@@ -21,20 +21,24 @@ def test_channel_refuses_non_square_matrices_even_with_the_right_weights():
     assert Channel(np.full((1, 2, 2), 0.5), np.array([1.0]), observes_null=False).symbols == 2
 
 
-def test_channel_column_sums_tolerance():
-    """Columns must sum to 1: np.allclose(atol=1e-12) on top of numpy's default rtol=1e-5.
-    A column 1e-13 off is accepted; one 1e-5 + 1.25e-12 off (just outside atol + rtol) is not."""
-    def channel_with_first_column_summing_to(total):
-        m = np.array([[[0.5, 0.5], [0.5, 0.5]]])
-        m[0, 0, 0] = total - 0.5  # exact: total in [1, 2), so total − 0.5 is a double
-        assert m[0, :, 0].sum() == total
-        return Channel(m, np.array([1.0]), observes_null=False)
+def test_channel_column_and_weight_sums_tolerance():
+    """Columns and weights must sum to 1 within 1e-12 absolutely (rtol=0: numpy's default
+    relative 1e-5 would pass a column off by that much). 1e-13 off is accepted; 1.25e-12 off
+    (between 1e-12 and 1.5e-12, so a looser bound would pass it) is not."""
+    def channel_summing_to(column_total, weight_total=1.0):
+        m = np.array([[[0.5, 0.5], [0.5, 0.5]], [[0.5, 0.5], [0.5, 0.5]]])
+        m[0, 0, 0] = column_total - 0.5  # exact: the total is in [1, 2), so total − 0.5 is
+        assert m[0, :, 0].sum() == column_total  # a double, and the sum gives it back
+        w = np.array([0.5, weight_total - 0.5])
+        assert w.sum() == weight_total
+        return Channel(m, w, observes_null=False)
 
-    channel_with_first_column_summing_to(1.0 + 1e-13)
-    off = 1.0 + 1e-5 + 1.25e-12
-    assert abs(off - 1.0) > 1e-12 + 1e-5 * 1.0  # outside the tolerance as numpy computes it
-    with pytest.raises(ValueError, match="must sum to 1"):
-        channel_with_first_column_summing_to(off)
+    channel_summing_to(1.0 + 1e-13, 1.0 + 1e-13)
+    for off in (1.25e-12, -1.25e-12, 1e-5):
+        with pytest.raises(ValueError, match="must sum to 1"):
+            channel_summing_to(1.0 + off)
+        with pytest.raises(ValueError, match="must sum to 1"):
+            channel_summing_to(1.0, 1.0 + off)
 
 
 class _Bare(Mechanism):
