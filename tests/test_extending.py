@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 
@@ -67,8 +68,9 @@ def test_an_example_runs_only_what_it_changes(root, quick_run, mirror, example, 
 
 
 @pytest.mark.e2e
-def test_add_a_sweep_point(root, tmp_path, mirror):
-    """Adding p = 0.6 to the list is all it takes, and only the new point's job runs."""
+def test_add_a_sweep_point(root, tmp_path, mirror, quick_run):
+    """Adding p = 0.6 to the list is all it takes, and only the new point's job runs (in a copy
+    of the quick run, which made Table 2 at the quick points)."""
     example = root / "config/examples/add_sweep_point.yaml"
     dry = _snakemake(root, tmp_path / "example", mirror, "-n", "results/priscrowd/table2.csv",
                      overrides=[str(example)])
@@ -81,17 +83,20 @@ def test_add_a_sweep_point(root, tmp_path, mirror):
         "p", base["priscrowd"]["table2"]["p"]
     )
     target = "results/priscrowd/table2.csv"
-    first = _snakemake(root, tmp_path, mirror, target)
-    assert first.returncode == 0, first.stderr[-3000:]
+    work = tmp_path / "run"
+    shutil.copytree(quick_run, work, symlinks=True)  # copy2: modification times kept
+    first = _snakemake(root, work, mirror, "-n", target)
+    assert first.returncode == 0 and "Nothing to be done" in first.stdout + first.stderr, \
+        first.stdout[-3000:]
     extended = tmp_path / "extended.yaml"
     extended.write_text(yaml.safe_dump({"priscrowd": {"table2": {"p": [*points, 0.6]}}}))
-    plan = _snakemake(root, tmp_path, mirror, "-n", target, overrides=[str(extended)])
+    plan = _snakemake(root, work, mirror, "-n", target, overrides=[str(extended)])
     assert plan.returncode == 0, plan.stderr[-3000:]
     counts = re.findall(r"^priscrowd_simulated\s+(\d+)$", plan.stdout, flags=re.MULTILINE)
     assert counts and set(counts) == {"1"}, plan.stdout[-2000:]  # p = 0.6 only
-    run = _snakemake(root, tmp_path, mirror, target, overrides=[str(extended)])
+    run = _snakemake(root, work, mirror, target, overrides=[str(extended)])
     assert run.returncode == 0, run.stderr[-3000:]
-    table2 = pd.read_csv(tmp_path / target)
+    table2 = pd.read_csv(work / target)
     assert 0.6 in set(table2["p"])
 
 

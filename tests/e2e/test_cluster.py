@@ -2,8 +2,8 @@
 
 Runs with the cluster profile's conventions (workflow/profiles/slurm) but a local stand-in for
 sbatch and the status command (tests/e2e/local_submit.sh, local_status.sh), and checks that the
-CSVs equal those of a local run: the per-rule threads/resources reach the submit command and
-nothing depends on where a job ran.
+CSVs equal those of the local run of the same config (tests/conftest.py's full_run): the
+per-rule threads/resources reach the submit command and nothing depends on where a job ran.
 """
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import E2E_CONFIGS
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIGS = [ROOT / "config/config.yaml", ROOT / "config/quick.yaml", ROOT / "tests/e2e/config.yaml"]
+#: the configs of tests/conftest.py's full_run (E2E_CONFIGS over config.yaml)
+CONFIGS = [ROOT / "config/config.yaml", *map(Path, E2E_CONFIGS)]
 TARGETS = ["results/pptd/claims.csv", "results/priscrowd/runs/indoor_surrogate/table.csv",
            "results/ldp_sparse/raw/fig2/sparsity_0.5.csv"]
 pytestmark = pytest.mark.e2e
@@ -31,9 +33,9 @@ def _run(workdir: Path, mirror: Path, *extra: str, env=None):
     return run
 
 
-def test_cluster_generic_run_equals_local_run(tmp_path, mirror):
-    local = tmp_path / "local"
-    _run(local, mirror, "--cores", "2")
+def test_cluster_generic_run_equals_local_run(tmp_path, mirror, full_run):
+    """Its targets' CSVs equal those of the local whole-pipeline run of the same config
+    (tests/conftest.py's full_run, --cores 2)."""
     cluster = tmp_path / "cluster"
     queue = tmp_path / "queue"
     submit = (f"{ROOT}/tests/e2e/local_submit.sh --cpus-per-task={{threads}} "
@@ -45,8 +47,9 @@ def test_cluster_generic_run_equals_local_run(tmp_path, mirror):
          "--cluster-generic-cancel-cmd", "true", "--jobs", "2", "--latency-wait", "5", env=env)
     submitted = sorted(queue.glob("*.rc"))
     assert submitted and all(p.read_text().strip() == "0" for p in submitted)
-    csvs = sorted(p.relative_to(local) for p in (local / "results").rglob("*.csv")
+    csvs = sorted(p.relative_to(cluster) for p in (cluster / "results").rglob("*.csv")
                   if "_timings" not in p.name and "benchmarks" not in p.parts)
     assert len(csvs) >= 5
-    different = [str(p) for p in csvs if (local / p).read_bytes() != (cluster / p).read_bytes()]
+    different = [str(p) for p in csvs
+                 if (full_run / p).read_bytes() != (cluster / p).read_bytes()]
     assert not different, different
