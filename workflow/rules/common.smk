@@ -7,6 +7,8 @@ from jsonschema.exceptions import best_match as jsonschema_best_match
 from snakemake.utils import validate
 
 validate(config, schema="../schemas/config.schema.yaml")
+#: the same schema file (relative to this rule file, wherever the Snakefile including it lives)
+CONFIG_SCHEMA = workflow.source_path("../schemas/config.schema.yaml")
 
 sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
 from crowdpriv.data import answer_type_of  # noqa: E402
@@ -439,8 +441,7 @@ def reading_config_validator():
     import jsonschema
     import yaml
 
-    path = os.path.join(workflow.basedir, "workflow", "schemas", "config.schema.yaml")
-    with open(path) as fh:
+    with open(CONFIG_SCHEMA) as fh:
         schema = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     base = jsonschema.Draft202012Validator
     check_properties = base.VALIDATORS["properties"]
