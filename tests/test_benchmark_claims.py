@@ -86,6 +86,14 @@ def test_default_is_best_plain(ds, status):
     assert _status("benchmark.none.default_is_best_plain", runs) == status
 
 
+@pytest.mark.parametrize("metric, values", [("accuracy", {"ds": 0.9}), ("mae", {"gtm": 10.0})])
+def test_default_is_best_plain_not_testable_when_only_the_default_ran(metric, values):
+    # nothing to compare the default with (e.g. a config running DS alone): no verdict, and no
+    # error that would stop every other claim of the run
+    assert _status("benchmark.none.default_is_best_plain", _none(values, metric=metric)) \
+        == "not testable"
+
+
 def _pptd(crh, mean, median, noise=100.0, loss=10.0):
     rng = np.random.default_rng(2)
     frames = [_runs({(e, m): _noisy(v, rng, 0.5) for e in (1.0, 2.0)
