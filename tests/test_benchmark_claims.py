@@ -114,6 +114,11 @@ def test_default_is_best_plain_not_testable_when_only_the_default_ran(metric, va
         == "not testable"
 
 
+def test_default_is_best_plain_names_the_default_it_checks():
+    text = {c.claim_id: c.text for c in bench.CLAIMS}["benchmark.none.default_is_best_plain"]
+    assert f"{inference.DEFAULT_PLAIN['continuous'].upper()} on values" in text
+
+
 def _pptd(crh, mean, median, noise=100.0, loss=10.0):
     rng = np.random.default_rng(2)
     frames = [_runs({(e, m): _noisy(v, rng, 0.5) for e in (1.0, 2.0)

@@ -365,7 +365,7 @@ def claims_for(datasets_mechanisms) -> tuple[Claim, ...]:
               agrees_with_crowd_kit),
         Claim("benchmark.none.default_is_best_plain",
               "Without a mechanism, the default of each answer type (Dawid-Skene on labels, "
-              "CRH on values) is the best method within non_inferiority on every dataset",
+              "GTM on values) is the best method within non_inferiority on every dataset",
               ("Table B1",),
               "exact on the answers as collected: labels, the default's accuracy >= the best "
               "other's - non_inferiority; values, its MAE <= the best other's x "
