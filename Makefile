@@ -44,12 +44,11 @@ lint: setup
 	$(BIN)/snakemake --lint
 	$(BIN)/snakemake -n --quiet rules
 
-# Fast unit tests first (a few minutes at most), then the end-to-end runs, each named as it
-# starts (-v), so a slow run is never a silent one.
-test: setup  ## set up, then run the checks and the test suite (unit, then end-to-end)
+# The fast unit tests, and beside them on the other core the end-to-end runs (tests/run_suites.py:
+# their log follows once the fast tests pass, each test named; a failing fast test stops both).
+test: setup  ## set up, then run the checks and the test suite (unit and end-to-end side by side)
 	$(MAKE) --no-print-directory lint
-	$(BIN)/python -m pytest -q -m "not e2e"
-	$(BIN)/python -m pytest -v -m e2e
+	$(BIN)/python tests/run_suites.py
 
 mutation: setup  ## mutation score of the claims code and the mechanisms (not part of make test)
 	$(BIN)/python tests/mutation/mutate.py --jobs $(CORES)

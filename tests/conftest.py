@@ -17,16 +17,23 @@ MIRROR = Path(os.environ.get("CROWDPRIV_MIRROR", ROOT.parent / "shared" / "datas
 E2E_CONFIGS = [str(ROOT / "config/quick.yaml"), str(ROOT / "tests/e2e/config.yaml")]
 
 
-def run_snakemake(workdir: Path, mirror: Path, *targets: str, extra: tuple = (),
-                  cores: int = 2, overrides: tuple = ()) -> str:
+def snakemake_command(workdir: Path, mirror: Path, *targets: str, extra: tuple = (),
+                      cores: int = 2, overrides: tuple = ()) -> list[str]:
     """Snakemake on the tiny end-to-end config (config.yaml, then E2E_CONFIGS, then
-    ``overrides``) in ``workdir``; fails the test with the end of its log if it fails."""
-    cmd = [
+    ``overrides``) in ``workdir``."""
+    return [
         sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
         "--cores", str(cores), *targets, *extra, "--configfile",
         str(ROOT / "config/config.yaml"), *E2E_CONFIGS, *overrides,
         "--config", f"mirror_dir={mirror}",
     ]
+
+
+def run_snakemake(workdir: Path, mirror: Path, *targets: str, extra: tuple = (),
+                  cores: int = 2, overrides: tuple = ()) -> str:
+    """Run :func:`snakemake_command`; fails the test with the end of its log if it fails."""
+    cmd = snakemake_command(workdir, mirror, *targets, extra=extra, cores=cores,
+                            overrides=overrides)
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if result.returncode != 0:
         pytest.fail(f"snakemake failed ({' '.join(targets) or 'all'}):\n{result.stderr[-6000:]}")
@@ -64,9 +71,31 @@ def default_config() -> dict:
 
 
 @pytest.fixture(scope="session")
-def full_run(tmp_path_factory, mirror) -> Path:
-    """Rule all on the tiny config, once per session: tests/e2e/test_e2e.py reads it, the
-    cluster test (tests/e2e/test_cluster.py) compares its own run with it."""
-    workdir = tmp_path_factory.mktemp("e2e")
-    run_snakemake(workdir, mirror)
-    return workdir
+def full_runs(tmp_path_factory, mirror) -> tuple[Path, Path]:
+    """Rule all on the tiny config twice at the same time, in two folders: with ``--cores 2``
+    and with ``--cores 3``, each run the other's load (five job slots on the 2-core machine
+    kind), so jobs run in other orders, interleave differently and compete for the CPU.
+    tests/e2e/test_e2e.py reads the first and checks that the two are byte-identical; the
+    cluster test (tests/e2e/test_cluster.py) compares its own run with the first."""
+    first, beside = tmp_path_factory.mktemp("e2e"), tmp_path_factory.mktemp("e2e_beside")
+    log = tmp_path_factory.mktemp("e2e_beside_log") / "snakemake.log"
+    with open(log, "w") as out:
+        other = subprocess.Popen(snakemake_command(beside, mirror, cores=3), stdout=out,
+                                 stderr=subprocess.STDOUT)
+        try:
+            run_snakemake(first, mirror)
+        except BaseException:
+            other.kill()
+            other.wait()
+            raise
+        code = other.wait(timeout=900)
+    if code != 0:
+        pytest.fail(f"snakemake failed (all, --cores 3, beside the first run):\n"
+                    f"{log.read_text()[-6000:]}")
+    return first, beside
+
+
+@pytest.fixture(scope="session")
+def full_run(full_runs) -> Path:
+    """The first of :func:`full_runs` (``--cores 2``)."""
+    return full_runs[0]

@@ -66,14 +66,6 @@ def test_dataset_statistics(full_run):
     assert stats.loc["emotion", ["value_min", "value_max"]].tolist() == [-100, 100]
 
 
-def test_rerun_is_byte_identical(full_run, tmp_path, mirror):
-    """Same config, fresh directory: the stochastic datasets and the stats are byte-identical."""
-    run_snakemake(tmp_path, mirror, "datasets")
-    for rel in ["data/processed/stock_surrogate/claims.csv",
-                "data/processed/indoor_surrogate/claims.csv", "results/datasets/stats.csv"]:
-        assert filecmp.cmp(full_run / rel, tmp_path / rel, shallow=False), rel
-
-
 def test_claims_tables_well_formed(full_run):
     from crowdpriv.claims import CATEGORIES, COLUMNS, STATUSES
 
@@ -91,29 +83,29 @@ def test_claims_tables_well_formed(full_run):
         assert named <= labels, (path, named - labels)
 
 
-def test_same_config_gives_byte_identical_results_whatever_the_cores_and_load(
-    full_run, tmp_path, mirror
-):
-    """Run again with --cores 3 (the first run: 2) while another process keeps a CPU busy, so
-    that on this 2-core machine kind jobs run in another order and interleave, and compete for
-    the CPU: every CSV (but the *_timings.csv), every claims table and the summary are
-    byte-identical. (Every rule takes one thread, so the cores change only what runs at once;
-    --cores 1 would test the same at twice the wall time of this run.)"""
-    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    try:
-        run_snakemake(tmp_path, mirror, cores=3)
-    finally:
-        busy.kill()
-        busy.wait()
-    first = {p.relative_to(full_run) for p in (full_run / "results").rglob("*.csv")}
-    second = {p.relative_to(tmp_path) for p in (tmp_path / "results").rglob("*.csv")}
+def test_same_config_gives_byte_identical_results_whatever_the_cores_and_load(full_runs):
+    """The two runs of the same config made at the same time in fresh folders (--cores 2 and
+    --cores 3, each the other's load: tests/conftest.py's full_runs): every CSV of results/
+    (but the *_timings.csv), every claims table, the summary and the processed datasets (the
+    stochastic surrogates among them) are byte-identical. (Every rule takes one thread, so the
+    cores change only what runs at once and in which order.)"""
+    first_run, second_run = full_runs
+
+    def csvs(run):
+        return {p.relative_to(run) for folder in ("results", "data/processed")
+                for p in (run / folder).rglob("*.csv")}
+
+    first, second = csvs(first_run), csvs(second_run)
     assert first == second
     compared = sorted(p for p in first if not p.name.endswith(TIMINGS)) + [
         Path("results/summary.md")]
     different = [str(p) for p in compared
-                 if not filecmp.cmp(full_run / p, tmp_path / p, shallow=False)]
+                 if not filecmp.cmp(first_run / p, second_run / p, shallow=False)]
     assert not different, different
     assert len(compared) > 50
+    assert {Path("data/processed/stock_surrogate/claims.csv"),
+            Path("data/processed/indoor_surrogate/claims.csv"),
+            Path("results/datasets/stats.csv")} <= set(compared)
 
 
 def _planned(stdout: str) -> dict[str, int]:
