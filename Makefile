@@ -44,8 +44,8 @@ lint: setup
 	$(BIN)/snakemake --lint
 	$(BIN)/snakemake -n --quiet rules
 
-# The fast unit tests, and beside them on the other core the end-to-end runs (tests/run_suites.py:
-# their log follows once the fast tests pass, each test named; a failing fast test stops both).
+# The fast unit tests, and beside them the end-to-end runs in two more processes (tests/run_suites.py:
+# their logs follow once the fast tests pass, each test named; a failing fast test stops all).
 test: setup  ## set up, then run the checks and the test suite (unit and end-to-end side by side)
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python tests/run_suites.py

@@ -1,12 +1,15 @@
-"""``make test``'s two pytest suites side by side: the fast tests (``-m "not e2e"``) in the
-foreground, and, started at the same moment, the end-to-end runs (``-v -m e2e``).
+"""``make test``'s pytest suites side by side: the fast tests (``-m "not e2e"``) in the
+foreground and, started at the same moment, the end-to-end runs (``-v -m e2e``) in two more
+processes: those of ``tests/e2e/`` (the whole-pipeline runs and what reads them) and the rest
+(the README's extending examples, the new-mechanism example, the fetch and config checks).
 
-The end-to-end suite spends much of its time in single-threaded work (Snakemake's start-up,
-dry runs, a CLI release) and leaves a core of the 2-core machine kind idle, which the fast
-tests use. Its output goes to a log that is printed once the fast tests have passed and then
-followed as it grows, so each end-to-end test is still named as it finishes. If the fast tests
-fail, the end-to-end suite is stopped at once and the exit status is theirs; otherwise it is the
-end-to-end suite's. Each suite has its own ``--basetemp``.
+The end-to-end tests spend much of their time in single-threaded work (Snakemake's start-up,
+dry runs, a CLI release) and would leave a core of the 2-core machine kind idle. Each
+background suite writes a log; once the fast tests have passed the logs are printed (the
+``tests/e2e/`` one followed as it grows, then the other), so each end-to-end test is named. If
+the fast tests fail, the end-to-end suites are stopped at once and the exit status is theirs;
+otherwise it is the first non-zero status of the end-to-end suites. Each suite has its own
+``--basetemp``.
 
 Run: ``python tests/run_suites.py`` (from any folder; ``make test`` runs it after the lint).
 """
@@ -36,35 +39,54 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+#: The end-to-end suites run beside the fast tests: name -> pytest arguments.
+E2E_SUITES = {
+    "pipeline": ["-v", "-m", "e2e", "tests/e2e"],
+    "examples": ["-v", "-m", "e2e", "--ignore=tests/e2e"],
+}
+
+
+def _follow(proc: subprocess.Popen, log: Path) -> None:
+    """Print ``log`` until ``proc`` has ended and everything it wrote is out."""
+    with open(log) as follow:
+        while True:
+            done = proc.poll() is not None
+            sys.stdout.write(follow.read())
+            sys.stdout.flush()
+            if done:
+                return
+            time.sleep(1.0)
+
+
 def main() -> int:
     base = Path(tempfile.mkdtemp(prefix="crowdpriv-tests-"))
-    log = base / "e2e.log"
     pytest = [sys.executable, "-m", "pytest"]
-    with open(log, "w") as out:
-        e2e = subprocess.Popen([*pytest, "-v", "-m", "e2e", f"--basetemp={base / 'e2e'}"],
-                               cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                               start_new_session=True)
+    running: dict[str, tuple[subprocess.Popen, Path]] = {}
     try:
+        for name, args in E2E_SUITES.items():
+            log = base / f"e2e-{name}.log"
+            with open(log, "w") as out:
+                running[name] = (subprocess.Popen(
+                    [*pytest, *args, f"--basetemp={base / name}"], cwd=ROOT, stdout=out,
+                    stderr=subprocess.STDOUT, start_new_session=True), log)
         unit = subprocess.run([*pytest, "-q", "-m", "not e2e", f"--basetemp={base / 'unit'}"],
                               cwd=ROOT).returncode
         if unit != 0:
-            _stop(e2e)
-            print("the fast tests failed: the end-to-end suite was stopped", flush=True)
+            for proc, _ in running.values():
+                _stop(proc)
+            print("the fast tests failed: the end-to-end suites were stopped", flush=True)
             return unit
-        print(f"fast tests passed; the end-to-end suite (running since they started, log "
-              f"{log}):", flush=True)
-        with open(log) as follow:
-            while True:
-                done = e2e.poll() is not None
-                sys.stdout.write(follow.read())
-                sys.stdout.flush()
-                if done:
-                    break
-                time.sleep(1.0)
-        code = e2e.returncode
+        codes = []
+        for name, (proc, log) in running.items():
+            print(f"\n=== end-to-end suite {name!r} ({' '.join(E2E_SUITES[name])}; running "
+                  f"since the fast tests started) ===", flush=True)
+            _follow(proc, log)
+            codes.append(proc.returncode)
     except BaseException:
-        _stop(e2e)
+        for proc, _ in running.values():
+            _stop(proc)
         raise
+    code = next((c for c in codes if c != 0), 0)
     if code == 0:
         shutil.rmtree(base, ignore_errors=True)
     return code
