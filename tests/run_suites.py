@@ -1,12 +1,13 @@
 """``make test``'s pytest suites side by side: the fast tests (``-m "not e2e"``) in the
 foreground and, started at the same moment, the end-to-end runs (``-v -m e2e``) in two more
-processes: those of ``tests/e2e/`` (the whole-pipeline runs and what reads them) and the rest
-(the README's extending examples, the new-mechanism example, the fetch and config checks).
+processes: the whole-pipeline runs and the tests that read them (``PIPELINE_FILES``), and the
+rest (inputs and resume, the README's extending examples, the new-mechanism example, the fetch
+and config checks).
 
 The end-to-end tests spend much of their time in single-threaded work (Snakemake's start-up,
 dry runs, a CLI release) and would leave a core of the 2-core machine kind idle. Each
 background suite writes a log; once the fast tests have passed the logs are printed (the
-``tests/e2e/`` one followed as it grows, then the other), so each end-to-end test is named. If
+pipeline one followed as it grows, then the other), so each end-to-end test is named. If
 the fast tests fail, the end-to-end suites are stopped at once and the exit status is theirs;
 otherwise it is the first non-zero status of the end-to-end suites. Each suite has its own
 ``--basetemp``.
@@ -39,10 +40,13 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+#: The test files that read the shared whole-pipeline runs (tests/conftest.py's full_runs):
+#: one suite, so those runs are made once (tests/test_run_suites.py checks no other file does).
+PIPELINE_FILES = ["tests/e2e/test_e2e.py", "tests/e2e/test_cluster.py"]
 #: The end-to-end suites run beside the fast tests: name -> pytest arguments.
 E2E_SUITES = {
-    "pipeline": ["-v", "-m", "e2e", "tests/e2e"],
-    "examples": ["-v", "-m", "e2e", "--ignore=tests/e2e"],
+    "pipeline": ["-v", "-m", "e2e", *PIPELINE_FILES],
+    "rest": ["-v", "-m", "e2e", *(f"--ignore={f}" for f in PIPELINE_FILES)],
 }
 
 
