@@ -101,18 +101,18 @@ def test_a_bad_value_stops_any_target_before_a_job(root, tmp_path):
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert run.returncode != 0
     assert "config key priscrowd.t = 5: t must satisfy 1 <= t < k=5" in run.stdout + run.stderr
-    bad.write_text("priscrowd:\n  readings:\n    alternatives:\n      big_t:\n"
-                   "        axis: Theorem 2 t\n        why: a reading that breaks t < k\n"
-                   "        set: {t: 5}\n")
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert run.returncode != 0
-    assert ("priscrowd.readings.alternatives.big_t (this reading's config): config key "
-            "priscrowd.t = 5") in run.stdout + run.stderr
-    # an override the schema rejects: named by the reading, the key path and the value
-    bad.write_text("pptd:\n  readings:\n    alternatives:\n      no_reps:\n"
-                   "        axis: PPTD repetitions\n        why: a reading that breaks the schema\n"
-                   "        set: {repetitions: -1}\n")
-    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert run.returncode != 0
-    assert ("pptd.readings.alternatives.no_reps: the overridden config is invalid at "
-            "pptd.repetitions: -1 is less than the minimum of 1") in run.stdout + run.stderr
+    readings = [  # an override that breaks a check, then one the schema rejects
+        ("priscrowd", "big_t", "Theorem 2 t", "a reading that breaks t < k", "{t: 5}",
+         "priscrowd.readings.alternatives.big_t (this reading's config): config key "
+         "priscrowd.t = 5"),
+        ("pptd", "no_reps", "PPTD repetitions", "a reading that breaks the schema",
+         "{repetitions: -1}",
+         "pptd.readings.alternatives.no_reps: the overridden config is invalid at "
+         "pptd.repetitions: -1 is less than the minimum of 1"),
+    ]
+    for paper, name, axis, why, override, message in readings:
+        bad.write_text(f"{paper}:\n  readings:\n    alternatives:\n      {name}:\n"
+                       f"        axis: {axis}\n        why: {why}\n        set: {override}\n")
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        assert run.returncode != 0
+        assert message in run.stdout + run.stderr

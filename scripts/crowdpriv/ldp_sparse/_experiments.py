@@ -523,17 +523,18 @@ def bounds_table(summaries: pd.DataFrame, paper_examples: dict | None = None) ->
     """
     ex = paper_example_bounds()
     paper_examples = paper_examples or {}
+    mf, two_layer = registry.get("mf").label, registry.get("two-layer").label
     head = pd.DataFrame([
         dict(experiment="paper_example", setting=(
-            "q=1/m, sigma=1, mu=0, s_i=0.1 answered, |Gamma|=10" if meth != "MF"
+            "q=1/m, sigma=1, mu=0, s_i=0.1 answered, |Gamma|=10" if meth != mf
             else "n=1000, d=100, |Gamma|=10, q=1/m"),
-            sparsity=0.9 if meth != "MF" else np.nan, epsilon=1.0, method=meth,
+            sparsity=0.9 if meth != mf else np.nan, epsilon=1.0, method=meth,
             bound=val, paper_bound=paper_examples.get(meth, np.nan),
             mae_perturbed_mean=np.nan, mae_change_mean=np.nan, R=0)
         for meth, val in ex.items()
     ])
     body = summaries.rename(columns={"bound_mean": "bound", "mean": "mae_change_mean"})
-    body = body[body["method"] != "2-Layer"]
+    body = body[body["method"] != two_layer]
     body = body.assign(paper_bound=np.nan)[
         ["experiment", "setting", "sparsity", "epsilon", "method", "bound", "paper_bound",
          "mae_perturbed_mean", "mae_change_mean", "R"]
