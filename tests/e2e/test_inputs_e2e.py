@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+import conftest
 import pytest
 import yaml
 
@@ -22,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.e2e
 
 #: Raw files the `datasets` target needs with the e2e config (one stock gold day, no earlier day).
-E2E_CONFIGS = [ROOT / "config/config.yaml", ROOT / "config/quick.yaml", ROOT / "tests/e2e/config.yaml"]
+#: the configs of tests/conftest.py's whole-pipeline runs (its E2E_CONFIGS over config.yaml)
+E2E_CONFIGS = [ROOT / "config/config.yaml", *map(Path, conftest.E2E_CONFIGS)]
 
 
 def snakemake(workdir: Path, *args: str, config: tuple = (), overrides: tuple = ()):
