@@ -213,3 +213,33 @@ def test_results_guide_describes_registered_and_pattern_files():
     assert describe("results/toy/fig1.png", {}) == "a figure"
     text = results_readme(files[:-1], papers, config_note="")
     assert "Toy, Fig. 1 (figure): a curve" in text and "(not described)" not in text
+
+
+def _panel_figure():
+    fig, axes = plt.subplots(1, 2, figsize=(7, 3), layout="constrained")
+    for ax in axes:
+        ax.plot([0.1, 1, 5], [3, 2, 1], marker="o", label="ours")
+        ax.set_ylabel("a long y-axis label that needs a margin")
+        ax.set_xlabel("ε")
+    axes[0].legend()
+    fig.suptitle("a title over both panels")
+    return fig
+
+
+def test_save_figure_lays_out_once_and_matches_matplotlibs_own_tight_save(tmp_path):
+    """save_figure keeps the layout of one layout draw and its tight box (no engine re-run at
+    save time): the files have the size matplotlib's own constrained + tight save gives (to a
+    pixel or two of text hinting), and the figure leaves with no layout engine."""
+    from PIL import Image
+
+    ours = _panel_figure()
+    save_figure(ours, tmp_path / "ours.png", tmp_path / "ours.svg")
+    assert ours.get_layout_engine() is None
+    reference = _panel_figure()
+    reference.savefig(tmp_path / "reference.png")  # savefig.bbox: tight, layout at save dpi
+    plt.close(reference)
+    ours_size = Image.open(tmp_path / "ours.png").size
+    reference_size = Image.open(tmp_path / "reference.png").size
+    assert all(abs(a - b) <= 3 for a, b in zip(ours_size, reference_size)), (ours_size,
+                                                                             reference_size)
+    assert (tmp_path / "ours.svg").read_text().count("a long y-axis label") == 2
