@@ -1,8 +1,12 @@
 """``make test``'s pytest suites side by side: the fast tests (``-m "not e2e"``) in the
 foreground and, started at the same moment, the end-to-end runs (``-v -m e2e``) in two more
-processes: ``tests/e2e/`` (the whole-pipeline runs, the tests that read them, inputs and
-resume), and the rest (the README's extending examples, the new-mechanism example, the fetch
-and config checks).
+processes: the whole-pipeline runs with the two files that read them (``PIPELINE_FILES``),
+and the rest — first the end-to-end tests outside ``tests/e2e/`` (the README's extending
+examples, the new-mechanism example, the fetch and config checks), then, once those are done,
+the other files of ``tests/e2e/`` (inputs, resume). Run last, those take the tail of the
+whole-pipeline suite (cluster run, readers) off its path without loading the machine while
+the two whole-pipeline runs are at their busiest (measured: run from the start they slowed
+them).
 
 The end-to-end tests spend much of their time in single-threaded work (Snakemake's start-up,
 dry runs, a CLI release) and would leave a core of the 2-core machine kind idle. Each
@@ -18,6 +22,7 @@ Run: ``python tests/run_suites.py`` (from any folder; ``make test`` runs it afte
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -40,16 +45,28 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
-#: The folder of the shared whole-pipeline runs (tests/conftest.py's full_runs) and every test
-#: that reads them: one suite, so those runs are made once (tests/test_run_suites.py checks no
-#: file outside it reads them). The folder's other tests (inputs, resume) run there too: moved
-#: to the other suite they slowed the whole-pipeline runs, the longest path (measured).
-PIPELINE = "tests/e2e"
-#: The end-to-end suites run beside the fast tests: name -> pytest arguments.
+#: The folder of the end-to-end tests proper.
+E2E_FOLDER = "tests/e2e"
+#: The files that read the shared whole-pipeline runs (tests/conftest.py's full_runs): one
+#: process, so those runs are made once (tests/test_run_suites.py checks no other file reads
+#: them).
+PIPELINE_FILES = ["tests/e2e/test_cluster.py", "tests/e2e/test_e2e.py"]
+#: The end-to-end suites run beside the fast tests: name -> the pytest argument lists the
+#: suite runs one after the other in its process.
 E2E_SUITES = {
-    "pipeline": ["-v", "-m", "e2e", PIPELINE],
-    "rest": ["-v", "-m", "e2e", f"--ignore={PIPELINE}"],
+    "pipeline": [["-v", "-m", "e2e", *PIPELINE_FILES]],
+    "rest": [["-v", "-m", "e2e", f"--ignore={E2E_FOLDER}"],
+             ["-v", "-m", "e2e", *(f"--ignore={f}" for f in PIPELINE_FILES), E2E_FOLDER]],
 }
+
+
+def _chain(commands: list[list[str]]) -> list[str]:
+    """One shell command line running ``commands`` one after the other, every one of them
+    even after a failure; its exit status is the first non-zero one."""
+    lines = ["status=0"]
+    for command in commands:
+        lines.append(f"{shlex.join(command)}; code=$?; [ $status -ne 0 ] || status=$code")
+    return ["sh", "-c", "; ".join(lines) + "; exit $status"]
 
 
 def _follow(proc: subprocess.Popen, log: Path) -> None:
@@ -69,12 +86,14 @@ def main() -> int:
     pytest = [sys.executable, "-m", "pytest"]
     running: dict[str, tuple[subprocess.Popen, Path]] = {}
     try:
-        for name, args in E2E_SUITES.items():
+        for name, parts in E2E_SUITES.items():
             log = base / f"e2e-{name}.log"
+            commands = [[*pytest, *args, f"--basetemp={base / name / str(i)}"]
+                        for i, args in enumerate(parts)]
             with open(log, "w") as out:
                 running[name] = (subprocess.Popen(
-                    [*pytest, *args, f"--basetemp={base / name}"], cwd=ROOT, stdout=out,
-                    stderr=subprocess.STDOUT, start_new_session=True), log)
+                    _chain(commands), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                    start_new_session=True), log)
         unit = subprocess.run([*pytest, "-q", "-m", "not e2e", f"--basetemp={base / 'unit'}"],
                               cwd=ROOT).returncode
         if unit != 0:
@@ -84,8 +103,9 @@ def main() -> int:
             return unit
         codes = []
         for name, (proc, log) in running.items():
-            print(f"\n=== end-to-end suite {name!r} ({' '.join(E2E_SUITES[name])}; running "
-                  f"since the fast tests started) ===", flush=True)
+            parts = " then ".join(" ".join(args) for args in E2E_SUITES[name])
+            print(f"\n=== end-to-end suite {name!r} ({parts}; running since the fast tests "
+                  "started) ===", flush=True)
             _follow(proc, log)
             codes.append(proc.returncode)
     except BaseException:
