@@ -14,10 +14,12 @@ import warnings  # noqa: E402
 
 from crowdpriv import api  # noqa: E402
 from crowdpriv.seeds import derive_rng  # noqa: E402
+from crowdpriv.userfiles import read_answer_table  # noqa: E402
 
 p = snakemake.params  # noqa: F821
 outputs = list(snakemake.output)  # noqa: F821
 jobs = list(p.jobs)
+read = {}  # PrisCrowd: the input last read, released once per seed weighting (read once)
 for job, output in zip(jobs, outputs):
     seed = int(derive_rng(p.seed, "release", *job["labels"]).integers(2**31))
     with warnings.catch_warnings(record=True) as caught:
@@ -27,7 +29,9 @@ for job, output in zip(jobs, outputs):
             release = api.perturb(job["input"], job["mechanism"], epsilon=job["epsilon"],
                                   domain=job["domain"], seed=seed, allow_unsafe=True)
         else:
-            release = api.synthesize(job["input"], seed=seed, allow_unsafe=True,
+            if job["input"] not in read:
+                read = {job["input"]: read_answer_table(job["input"])}
+            release = api.synthesize(read[job["input"]], seed=seed, allow_unsafe=True,
                                      **job["options"])
     for w in caught:
         logger.info("%s: %s", output, w.message)

@@ -104,6 +104,29 @@ def test_synthesize_reads_its_defaults_from_the_mechanism():
         crowdpriv.synthesize(claims, lam=1)
 
 
+def test_synthesize_takes_the_answer_table_already_read(tmp_path):
+    # the pipeline's release job reads a dataset once for both seed weightings: a table
+    # read_answer_table returned gives the release and the ledger of its file
+    from crowdpriv.userfiles import read_answer_table
+
+    rng = np.random.default_rng(2)
+    path = tmp_path / "claims.csv"
+    pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(5)], 7),
+                  "worker": np.tile([f"u{j}" for j in range(7)], 5),
+                  "value": rng.normal(3, 1, 35)}).to_csv(path, index=False)
+    table = read_answer_table(path)
+    for weights in ("combined", "uniform"):
+        with pytest.warns(UserWarning):
+            from_path = crowdpriv.synthesize(path, seed=3, m=4, weights=weights,
+                                             allow_unsafe=True)
+        with pytest.warns(UserWarning):
+            from_table = crowdpriv.synthesize(table, seed=3, m=4, weights=weights,
+                                              allow_unsafe=True)
+        pd.testing.assert_frame_equal(from_table.data, from_path.data)
+        assert from_table.ledger == from_path.ledger and from_table.ledger["input"]["file"]
+        assert from_table.inputs == from_path.inputs == (str(path),)
+
+
 def test_docs_ledger_page_shows_the_schema_the_code_owns():
     import json
     import re

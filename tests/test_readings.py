@@ -390,3 +390,20 @@ def test_configured_derivable_readings_re_run_nothing():
                 data_paths={}, not_rerun=[])
             assert new == {} and absent == {} and notes, reading.name
             assert all("no re-run" in n for n in notes)
+
+
+def test_fig3_case_ise_reads_only_its_columns():
+    # the PrisCrowd re-runs write and read back only these columns of Fig. 3's curves
+    from crowdpriv.priscrowd import FIG3_ISE_READS, fig3_case_ise
+
+    x = np.linspace(-3, 3, 7)
+    curves = pd.concat([pd.DataFrame({
+        "case": case, "task": f"t{case}", "curve": curve, "x_normalised": x, "x": 2 * x,
+        "density_normalised": np.exp(-x**2 / (1 + k)), "density": 0.5, "view_lo": -1.0,
+        "view_hi": 1.0}) for case in (0, 1)
+        for k, curve in enumerate(("reference", "combined", "global", "uniform"))],
+        ignore_index=True)
+    curves.insert(0, "dataset", "d")
+    full = fig3_case_ise(curves)
+    assert len(full) == 6 and (full["ISE_to_reference"] > 0).all()
+    pd.testing.assert_frame_equal(fig3_case_ise(curves[FIG3_ISE_READS]), full)

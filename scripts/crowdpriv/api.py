@@ -399,6 +399,10 @@ def synthesize(claims, *, seed: int | None = None, allow_unsafe: bool = False,
                **settings) -> Release:
     """PrisCrowd's release (Alg. 1): ``m`` synthetic claims per object, in the claims' units.
 
+    ``claims``: a CSV path, a DataFrame, or the :class:`crowdpriv.userfiles.AnswerTable`
+    :func:`crowdpriv.userfiles.read_answer_table` returned for one (the ledger's input is the
+    same).
+
     Phase 1 fits the weights (``uniform`` by default: Theorem 2's ε is finite only when no
     weight is zero; ``combined`` = Eq. 6, ``global`` = Eq. 2); Alg. 1 then draws a seed claim
     by weight, a candidate from its kernel, and releases it if it passes the randomised privacy
@@ -414,7 +418,9 @@ def synthesize(claims, *, seed: int | None = None, allow_unsafe: bool = False,
 
     mech = mechanisms.get("priscrowd")
     chosen = mech.settings(**settings)
-    table = read_answer_table(claims)
+    # an AnswerTable already read (read_answer_table): one file released with several seed
+    # weightings is read and validated once
+    table = claims if isinstance(claims, AnswerTable) else read_answer_table(claims)
     df, dropped = drop_single_claim_objects(table.frame())
     if df.empty:
         raise ParameterError("input", table.source,

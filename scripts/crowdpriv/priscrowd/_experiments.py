@@ -215,7 +215,7 @@ def usable_claims(claims: pd.DataFrame, truth: pd.DataFrame, *, claims_path, tru
         raise DataError(claims_path, f"every one of the {dropped} objects has a single claim; "
                         "PrisCrowd drops those (its normalisation needs two, Sec. 5), so nothing "
                         "is left", remedy="Use a dataset where objects get two or more claims")
-    if not truth["task"].isin(set(kept["task"])).any():
+    if not truth["task"].isin(kept["task"]).any():
         raise DataError(truth_path, "no object with two or more claims has a truth row, so "
                         "accuracy cannot be measured",
                         remedy="Give truth rows for the claimed objects")
@@ -247,7 +247,7 @@ def _needs_weights(methods, tables) -> bool:
 def _subset(b: ObjectBatch, rows) -> ObjectBatch:
     return ObjectBatch(
         b.index[rows], b.values[rows], b.z[rows], b.mask[rows], b.src[rows], b.mean[rows],
-        b.scale[rows], b.h[rows], b.K[rows],
+        b.scale[rows], b.h[rows],
     )
 
 

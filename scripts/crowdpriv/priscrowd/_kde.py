@@ -12,6 +12,7 @@ Eq. 1-4 are taken (``<Phi(x), Phi(y)> = K_h(x - y)``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -115,7 +116,8 @@ class ObjectBatch:
     mean, scale, h : ndarray (G,)
         Normalisation constants and bandwidth (normalised units).
     K : ndarray (G, n, n)
-        Gram matrix of the kernel ``N(.; 0, h^2)``.
+        Gram matrix of the kernel ``N(.; 0, h^2)``, computed when first read (no pipeline step
+        reads it: phase 1 builds its own Gram entries, :mod:`._flat`).
     """
 
     index: np.ndarray
@@ -126,7 +128,10 @@ class ObjectBatch:
     mean: np.ndarray
     scale: np.ndarray
     h: np.ndarray
-    K: np.ndarray
+
+    @cached_property
+    def K(self) -> np.ndarray:
+        return gram_matrices(self.z, self.mask, self.h)
 
     @property
     def counts(self) -> np.ndarray:
@@ -191,6 +196,6 @@ def pack_objects(
         hb = (bandwidth(z, mask, rule=rule, mad_min=mad_min, h_min=h_min) if h is None
               else np.asarray(h, dtype=float)[objs])
         batches.append(
-            ObjectBatch(objs, vals, z, mask, src, mean, scale, hb, gram_matrices(z, mask, hb))
+            ObjectBatch(objs, vals, z, mask, src, mean, scale, hb)
         )
     return batches

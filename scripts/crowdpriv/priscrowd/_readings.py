@@ -18,7 +18,7 @@ from ..seeds import derive_rng
 from ..tables import read_claims, read_truth
 from ._experiments import (Params, drop_single_claim_objects, run_real_dataset, run_simulated,
                            time_phase2, usable_claims)
-from ._report import fig3_case_ise
+from ._report import FIG3_ISE_READS, fig3_case_ise
 
 __all__ = ["JOB_KEYS", "TABLE_KEYS", "DERIVED_KEYS", "job_params", "claims_thresholds",
            "derive_tables", "dataset_run", "simulated_run", "timing_run", "rerun_tables"]
@@ -195,8 +195,10 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
                                     seed=seed, methods=methods, tables=run_tables)[0]
                         for ds in block["datasets"]]
 
-            def cat(key):
-                return as_written(pd.concat([r[key] for r in runs], ignore_index=True))
+            def cat(key, columns=None):
+                table = pd.concat([r[key] for r in runs], ignore_index=True)
+                # as written and read back, column by column: only the columns read
+                return as_written(table if columns is None else table[columns])
 
             if name == "table1":
                 new[name] = cat("table")
@@ -207,7 +209,7 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
                 new[name] = work.loc[work["m"].isin(list(block["fig5"]["m"]))].reset_index(
                     drop=True)
             elif name == "fig3_ise":
-                new[name] = as_written(fig3_case_ise(cat("fig3_curves")))
+                new[name] = as_written(fig3_case_ise(cat("fig3_curves", FIG3_ISE_READS)))
             elif name in ("fig3_claims", "budget"):
                 new[name] = cat(name)
         notes.append(f"{name}: re-run" + (f" ({', '.join(methods)} only)" if methods else ""))
