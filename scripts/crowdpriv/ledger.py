@@ -14,6 +14,7 @@ shows it and a test proves the two agree. :func:`validate` checks a ledger again
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -146,11 +147,22 @@ def validate(ledger: dict) -> None:
     """Raise ``ValueError`` naming the first field where ``ledger`` breaks the schema."""
     import jsonschema
 
-    try:
-        jsonschema.validate(ledger, LEDGER_SCHEMA)
-    except jsonschema.ValidationError as err:
+    # jsonschema.validate, with the schema checked and its validator built once per process
+    # (validate checks the schema itself at every call: most of its cost)
+    err = jsonschema.exceptions.best_match(_ledger_validator().iter_errors(ledger))
+    if err is not None:
         where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         raise ValueError(f"ledger field {where}: {err.message}") from None
+
+
+@functools.lru_cache(maxsize=1)
+def _ledger_validator():
+    """The validator of :data:`LEDGER_SCHEMA` (the schema checked once)."""
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(LEDGER_SCHEMA)
+    cls.check_schema(LEDGER_SCHEMA)
+    return cls(LEDGER_SCHEMA)
 
 
 def sha256_file(path: str | Path, *, chunk: int = 1 << 20) -> str:
