@@ -42,28 +42,13 @@ def place_nulls(n_workers: int, n_tasks: int, sparsity: float, *, rng) -> np.nda
 def answered_tasks(n_workers: int, n_tasks: int, sparsity: float, *, rng) -> np.ndarray:
     """The tasks each worker answers, shape (m, k) with k = max(1, round((1 − sparsity)·n)):
     the k smallest of one uniform key per task (a uniform k-subset per worker)."""
-    keys, k = _task_keys(n_workers, n_tasks, sparsity, rng=rng)
-    return _smallest_keys(keys, k, n_workers, n_tasks)
-
-
-def _task_keys(n_workers, n_tasks, sparsity, *, rng):
-    """:func:`answered_tasks`' draws: ``(keys, k)``, one float32 uniform key per cell
-    (``None`` when every task is answered: nothing is drawn) and the tasks per worker k."""
     m = check_int_at_least("n_workers", n_workers, 1)
     n = check_int_at_least("n_tasks", n_tasks, 1)
     s = check_in_interval("sparsity", sparsity, 0.0, 1.0)
     k = max(1, int(round((1.0 - s) * n)))
     if k >= n:
-        return None, n
-    return rng.random((m, n), dtype=np.float32), k
-
-
-def _smallest_keys(keys, k, rows, n):
-    """The columns of the k smallest keys of each row (argpartition's order), or every
-    column when ``keys`` is None; shape (rows, k). Rows are independent: a slice of rows
-    gives the same columns as the whole matrix."""
-    if keys is None:
-        return np.broadcast_to(np.arange(n), (rows, n)).copy()
+        return np.broadcast_to(np.arange(n), (m, n)).copy()
+    keys = rng.random((m, n), dtype=np.float32)
     return np.argpartition(keys, k - 1, axis=1)[:, :k]
 
 
@@ -118,29 +103,16 @@ def generate_synthetic_codes(
     n_high = int(round(frac * m))
     sigma = np.full(m, sigma_low)
     sigma[rng.permutation(m)[:n_high]] = sigma_high
-    keys, per_worker = _task_keys(m, n, sparsity, rng=rng)
+    tasks = answered_tasks(m, n, sparsity, rng=rng)
     # an error per answered cell: answers a_ij = μ_j + N(0, σ_i²), rounded and clipped into Γ
-    values = rng.standard_normal((m, per_worker), dtype=np.float32)
-    sigma32, truth32 = sigma.astype(np.float32), truth.astype(np.float32)
+    values = rng.standard_normal(tasks.shape, dtype=np.float32)
+    values *= sigma.astype(np.float32)[:, None]
+    values += truth.astype(np.float32)[tasks]
+    np.rint(values, out=values)
+    np.clip(values, 0, k - 1, out=values)
     codes = np.full((m, n), k, dtype=np.int8)
-    # a few rows at a time (the draws above are made first, in the same order): the tasks,
-    # the arithmetic and the placement stay in cache; every step is per row or per cell, so
-    # the codes are those of the whole matrix at once
-    step = max(1, _GENERATE_SLICE // n)
-    for lo in range(0, m, step):
-        hi = min(lo + step, m)
-        tasks = _smallest_keys(None if keys is None else keys[lo:hi], per_worker, hi - lo, n)
-        part = values[lo:hi]
-        part *= sigma32[lo:hi, None]
-        part += truth32[tasks]
-        np.rint(part, out=part)
-        np.clip(part, 0, k - 1, out=part)
-        _put_rows(codes[lo:hi], tasks, part.astype(np.int8))
+    _put_rows(codes, tasks, values.astype(np.int8))
     return codes, truth, sigma
-
-
-#: Cells of the task matrix per slice of :func:`generate_synthetic_codes`.
-_GENERATE_SLICE = 1 << 16
 
 
 def _put_rows(target, columns, values) -> None:

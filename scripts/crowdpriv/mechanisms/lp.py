@@ -80,36 +80,19 @@ def lp_draws(codes, *, rng, domain_size: int, null_fill="uniform", dtype=np.floa
             raise ValueError(f"null_fill must be 'uniform' or a number in Γ, got {null_fill!r}")
         # the smallest integer type holding Γ: a quarter of the bytes (and time) of int64 draws
         fill = rng.integers(0, k, size=c.shape, dtype=np.min_scalar_type(k - 1))
+        # c + [c = NULL]·(v − |Γ|): the answer, or v where NULL (integer arithmetic)
+        replaced = np.multiply(c == k, fill.astype(c.dtype, copy=False) - c.dtype.type(k))
+        replaced += c
     else:
         check_in_interval("null_fill", null_fill, 0, k - 1, closed_high=True)
-        fill = None
+        replaced = np.where(c == k, dtype(null_fill), c)
     filled, noise = out if out is not None else (np.empty(c.shape, dtype), None)
-    if fill is not None and c.flags.c_contiguous and filled.flags.c_contiguous:
-        # a slice of cells at a time (after the whole fill is drawn): the same integers, in
-        # cache, written once in the output's type
-        flat_c, flat_fill, flat_out = c.reshape(-1), fill.reshape(-1), filled.reshape(-1)
-        for lo in range(0, flat_c.size, _FILL_SLICE):
-            hi = lo + _FILL_SLICE
-            _fill_nulls(flat_c[lo:hi], flat_fill[lo:hi], k, flat_out[lo:hi])
-    elif fill is not None:
-        _fill_nulls(c, fill, k, filled)
-    else:
-        np.copyto(filled, np.where(c == k, dtype(null_fill), c))
+    np.copyto(filled, replaced)  # in the output's type once, for every ε
     return filled, laplace_noise(rng, c.shape, 1.0, dtype=dtype, out=noise)
 
 
-#: Cells per slice of :func:`lp_draws`' NULL replacement.
-_FILL_SLICE = 1 << 16
 #: Cells per slice of the whole-vector audit statistics of :meth:`LP.audit_cases`.
 _AUDIT_SLICE = 1 << 16
-
-
-def _fill_nulls(c, fill, k, out) -> None:
-    """``out`` = c + [c = NULL]·(v − |Γ|): the answer, or the fill v where NULL (integer
-    arithmetic), cast to ``out``'s type (once, for every ε)."""
-    replaced = np.multiply(c == k, fill.astype(c.dtype, copy=False) - c.dtype.type(k))
-    replaced += c
-    np.copyto(out, replaced)
 
 
 def lp_apply(draws, epsilon, *, domain_size: int) -> np.ndarray:
