@@ -133,6 +133,7 @@ def rr_error_bounds(
         first_weight = np.full(mu.shape, (q * (1 - s)).sum())
         h = qs_dens.sum(0)[mu_inv]  # (n, |Γ|)
     else:
+        answered = np.asarray(answered)
         w = np.asarray(answered, dtype=np.float64)
         if w.shape != (q.size, mu.size):
             raise ValueError(f"answered must have shape {(q.size, mu.size)}, got {w.shape}")
@@ -141,7 +142,9 @@ def rr_error_bounds(
         h = np.empty((mu.size, k))
         for u in range(mu_u.size):
             cols = np.flatnonzero(mu_inv == u)
-            h[cols] = (qs_dens[:, u, :].T @ w[:, cols]).T
+            # the columns gathered from the 1-byte mask, then cast: the same float64 matrix
+            # as w[:, cols] (the same product), for less memory traffic
+            h[cols] = (qs_dens[:, u, :].T @ answered[:, cols].astype(np.float64)).T
     p_other = np.exp(-eps) / (1.0 + k * np.exp(-eps))  # 1/(e^ε + |Γ|), overflow-free
     p_keep = 1.0 / (1.0 + k * np.exp(-eps))  # e^ε/(e^ε + |Γ|)
     null_mean = gamma.sum() * p_other  # (E,)

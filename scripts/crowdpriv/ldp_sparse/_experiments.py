@@ -149,7 +149,9 @@ def _bound(method, eps, *, answered, sigma, truth, domain_size, d, null_fill="un
     if method == "rr":
         # every ε of the point at once when the caller asks (the worker sums do not depend on ε)
         common["epsilons"] = common.pop("epsilon")
-        out = rr_error_bounds(**common, answered=answered[:, has_truth])
+        # every task has a truth (synthetic data): the mask itself, not a copy of it
+        out = rr_error_bounds(**common, answered=answered if has_truth.all()
+                              else answered[:, has_truth])
         return out if np.ndim(eps) else float(out[0])
     if method == "mf":
         return mf_error_bound(quality=q, n_tasks=n, d=d, domain_size=domain_size, epsilon=eps)

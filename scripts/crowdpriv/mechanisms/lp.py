@@ -91,6 +91,10 @@ def lp_draws(codes, *, rng, domain_size: int, null_fill="uniform", dtype=np.floa
     return filled, laplace_noise(rng, c.shape, 1.0, dtype=dtype, out=noise)
 
 
+#: Cells per slice of the whole-vector audit statistics of :meth:`LP.audit_cases`.
+_AUDIT_SLICE = 1 << 16
+
+
 def lp_apply(draws, epsilon, *, domain_size: int) -> np.ndarray:
     """LP's output at ε from :func:`lp_draws`: filled + (|Γ|/ε)·noise (Eq. 6-7), dense."""
     filled, noise = draws
@@ -224,12 +228,22 @@ class LP(Mechanism):
             def sample(rng, n, which):
                 value = 0 if which == "D" else k - 1
                 codes = np.full((n, n_cells), value, dtype=np.int8)
-                out = np.asarray(self.perturb(codes, epsilon, settings, rng=rng, domain_size=k,
-                                              dtype=np.float32).values, dtype=np.float64)
-                if not likelihood_ratio:
-                    return out.mean(axis=1)
-                # log Π Lap(o; 0, b) / Lap(o; |Γ|−1, b): the cells are independent
-                return ((np.abs(out - top) - np.abs(out)) / scale).sum(axis=1)
+                # perturb's draws, then its output and the statistic a few rows at a time
+                # (elementwise, then per row: the same numbers as over all rows at once)
+                filled, noise = self.draws(codes, settings, rng=rng, domain_size=k,
+                                           dtype=np.float32)
+                stat = np.empty(n)
+                step = max(1, _AUDIT_SLICE // n_cells)
+                for lo in range(0, n, step):
+                    hi = min(lo + step, n)
+                    out = self.apply(codes[lo:hi], (filled[lo:hi], noise[lo:hi]), epsilon,
+                                     settings, domain_size=k).values.astype(np.float64)
+                    if not likelihood_ratio:
+                        stat[lo:hi] = out.mean(axis=1)
+                    else:
+                        # log Π Lap(o; 0, b) / Lap(o; |Γ|−1, b): the cells are independent
+                        stat[lo:hi] = ((np.abs(out - top) - np.abs(out)) / scale).sum(axis=1)
+                return stat
             return sample
 
         cells = min(shape.tasks, 2000) if shape is not None else 20
