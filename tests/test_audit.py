@@ -34,6 +34,21 @@ def test_clopper_pearson_bounds_and_resolvable_epsilon():
     assert resolvable_epsilon(100_000, 0.99) == pytest.approx(np.log(100_000 / 5.3), abs=0.2)
 
 
+@pytest.mark.parametrize("n", [10, 2000, 20_000, 100_000])
+def test_clopper_pearson_is_scipy_stats_beta_ppf_bit_for_bit(n):
+    # clopper_pearson calls scipy.special.betaincinv (no scipy.stats import): the same bits
+    # as the beta.ppf it replaced, at every count of the sample sizes the audit runs
+    from scipy.stats import beta
+
+    k = np.arange(n + 1, dtype=np.float64)
+    for c in (0.995, 0.9975, 0.99):
+        lo, hi = clopper_pearson(k, n, c)
+        with np.errstate(invalid="ignore"):
+            ref_lo = np.where(k > 0, beta.ppf(1.0 - c, k, n - k + 1), 0.0)
+            ref_hi = np.where(k < n, beta.ppf(c, k + 1, n - k), 1.0)
+        assert lo.tobytes() == ref_lo.tobytes() and hi.tobytes() == ref_hi.tobytes()
+
+
 @pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
 def test_audit_recovers_randomized_response_and_never_exceeds_it(eps):
     res = audit(_rr(eps), rng=np.random.default_rng(7), samples=100_000, discrete=True)
