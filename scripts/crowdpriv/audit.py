@@ -179,14 +179,16 @@ def choose_event(x: np.ndarray, y: np.ndarray, *, discrete: bool = False, candid
         kinds = [(">", qs), ("<", qs)]
     best, best_score = None, -np.inf
     c = 1.0 - (1.0 - confidence) / 2.0
+    ordered = {"D": np.sort(x), "D'": np.sort(y)}  # each side sorted once
     for kind, values in kinds:
         for first, a, b in (("D", x, y), ("D'", y, x)):
+            sa, sb = ordered[first], ordered["D'" if first == "D" else "D"]
             if kind == ">":
-                ka = a.size - np.searchsorted(np.sort(a), values, side="right")
-                kb = b.size - np.searchsorted(np.sort(b), values, side="right")
+                ka = a.size - np.searchsorted(sa, values, side="right")
+                kb = b.size - np.searchsorted(sb, values, side="right")
             elif kind == "<":
-                ka = np.searchsorted(np.sort(a), values, side="left")
-                kb = np.searchsorted(np.sort(b), values, side="left")
+                ka = np.searchsorted(sa, values, side="left")
+                kb = np.searchsorted(sb, values, side="left")
             else:
                 ka = np.array([(a == v).sum() for v in values])
                 kb = np.array([(b == v).sum() for v in values])
