@@ -129,6 +129,34 @@ def test_exact_apply_per_worker_budgets():
     np.testing.assert_array_equal(out, [[1, 2, 0], [0, 1, 2]])
 
 
+def _reference_apply(codes, u, budgets, k):
+    """rr_exact_apply written out with each worker's own exact thresholds."""
+    q, keep = X.rr_thresholds(budgets, k)
+    shift = np.where(u < keep, 0, (u - keep) // q + 1)
+    return ((codes.astype(np.int64) + shift) % (k + 1)).astype(np.int8)
+
+
+@pytest.mark.parametrize("step", [64, 10**6])  # 10**6: anchors at the ends only
+@pytest.mark.parametrize("k", [2, 5])
+def test_exact_apply_many_budgets_bracketed_is_each_budgets_own_q(monkeypatch, step, k):
+    # more distinct budgets than BRACKET_VALUES: q bracketed between anchors; draws on each
+    # worker's own thresholds (where the bracket cannot decide) and uniform draws
+    monkeypatch.setattr(X, "BRACKET_STEP", step)
+    n = 3 * X.BRACKET_VALUES
+    budgets = rng("bracket", k).uniform(0.0, 2.0, size=(n, 1))
+    budgets[:3, 0] = [0.0, 2.0, 0.0]
+    q, keep = X.rr_thresholds(budgets, k)
+    u = np.concatenate([keep - 1, keep, keep + q - 1, keep + q, keep + k * q - 1 - q,
+                        np.zeros_like(q),
+                        rng("bracket draws", k).integers(0, N, size=(n, 4), dtype=np.int64)],
+                       axis=1)
+    codes = rng("bracket codes", k).integers(0, k + 1, size=u.shape).astype(np.int8)
+    out = X.rr_exact_apply(codes, u, budgets, domain_size=k)
+    assert out.dtype == np.int8
+    np.testing.assert_array_equal(out, _reference_apply(codes, u, budgets, k))
+    assert (out != codes).any() and (out == codes).any()
+
+
 # ---------------------------------------------------------------- 2-Layer's draws and budgets
 
 

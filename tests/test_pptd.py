@@ -315,3 +315,31 @@ def test_weight_comparison_agrees_with_true_weights_on_synthetic_data():
     with pytest.raises(ValueError, match="min_claims"):
         weight_comparison(x, d.truths[0], seed=1, dataset="syn", epsilon=10.0, lam1=2.0,
                           b=2, eta=0.9, delta=0.1, min_claims=41)
+
+
+def test_spearman_is_scipy_spearmanr_bit_for_bit():
+    # weight_comparison's rank correlation without importing scipy.stats: the same bits as
+    # scipy.stats.spearmanr, ties (average ranks), ±0, constant samples and NaN included
+    import warnings
+
+    from scipy.stats import spearmanr
+
+    from crowdpriv.pptd._experiments import _spearman
+
+    rng = np.random.default_rng(28)
+    for n in [2, 3, 7, 50, 143]:
+        for t in range(60):
+            a, b = rng.normal(size=n), rng.normal(size=n)
+            b += a * rng.uniform()
+            if t % 3 == 0:
+                a, b = np.round(a, 1), np.round(3 * b)
+            if t % 7 == 0:
+                a = np.ones(n)
+            if t % 11 == 0:
+                b[0] = np.nan
+            if t % 13 == 0:
+                a[:2] = [0.0, -0.0]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = spearmanr(a, b).statistic
+            assert np.float64(_spearman(a, b)).tobytes() == np.float64(expected).tobytes()

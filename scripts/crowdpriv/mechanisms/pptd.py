@@ -195,7 +195,7 @@ def pptd_apply(claims, draws, lam2) -> Perturbation:
     e, z = draws
     var = e / lam.reshape(lam.shape + (1,) * x.ndim)
     noise = np.sqrt(var) * z
-    noise = np.where(np.isnan(x), np.nan, noise)
+    np.copyto(noise, np.nan, where=np.isnan(x))  # no noise where no claim (in place)
     return Perturbation(x + noise, noise, var[..., 0])
 
 

@@ -25,7 +25,8 @@ Python's ``decimal`` at 30 significant digits (three correctly rounded operation
 error below 10^−27; the value has at most 19 integer digits) and accepts the ceiling only when
 the value ± that error bound has one ceiling, else retries with 40 more digits. ε = 0 (a 2-Layer budget of zero) is rational and
 computed in integers. For ε ≥ 64, e^ε > N and q = 1 (ε* = ln(N − |Γ|) ≈ 43 < ε). Since q is
-non-increasing in ε, ε* is non-decreasing in ε.
+non-increasing in ε, ε* is non-decreasing in ε (and many per-worker budgets need q
+at a few of them only: :func:`_bracketed_shifts`).
 
 2-Layer (Sec. VI-D) draws each worker's budget multiplier as :mod:`.two_layer` does (a float64
 uniform on [1 − s, 1 + s), ε_i = ε · multiplier) and then runs this RR with the worker's own
@@ -124,17 +125,63 @@ def rr_exact_draws(codes, *, rng, out=None) -> np.ndarray:
     return draws
 
 
+#: Distinct budgets above which :func:`rr_exact_apply` brackets each budget's q between the
+#: exact q of two anchor budgets (every ``BRACKET_STEP``-th distinct budget) instead of
+#: computing it (2-Layer: one budget per worker); either way the same output, exactly.
+BRACKET_VALUES = 512  # pragma: no mutate (equivalent: only which of two exact paths runs)
+BRACKET_STEP = 64  # pragma: no mutate (equivalent: only how many cells the exact q decides)
+
+
+def _shifts(u, q, k: int) -> np.ndarray:
+    """The shift of each draw U at threshold q (0 = kept: U < N_keep = N − |Γ| q), else
+    1 + (U − N_keep) // q ∈ {1, …, |Γ|}."""
+    keep = np.int64(RR_TOTAL) - np.int64(k) * q
+    shift = (u - keep) // q + 1  # in 1 .. |Γ| where U >= N_keep
+    return np.where(u < keep, 0, shift)
+
+
+def _bracketed_shifts(u, epsilon, k: int) -> np.ndarray:
+    """:func:`_shifts` at each cell's own exact q, for many distinct budgets.
+
+    Proof that it is the same. The shift is non-decreasing in q for a fixed U < N: it is 0
+    while U < N − |Γ| q (a bound falling in q), then ⌊(U − N)/q⌋ + |Γ| + 1 with U − N < 0, whose
+    quotient rises with q; all in exact integers. And the exact q = ⌈N/(e^ε + |Γ|)⌉ is
+    non-increasing in ε. So a budget between two anchor budgets a ≤ ε ≤ a' has
+    q(a') ≤ q(ε) ≤ q(a) (both computed exactly, :func:`_ceil_total_over`), and where the
+    shifts at q(a') and q(a) agree the shift at q(ε) is that value; the few cells where they
+    differ get their own exact q."""
+    eps = np.asarray(epsilon, dtype=np.float64)
+    values, inverse = np.unique(eps, return_inverse=True)
+    inverse = inverse.reshape(eps.shape)
+    anchors = np.unique(np.append(values[::BRACKET_STEP], values[-1]))
+    q_anchor = np.array([_ceil_total_over(float(a), k) for a in anchors], dtype=np.int64)
+    j = np.clip(np.searchsorted(anchors, values, side="right") - 1, 0, anchors.size - 2)
+    low = _shifts(u, q_anchor[j + 1][inverse], k)  # q at the larger anchor budget: smallest
+    high = _shifts(u, q_anchor[j][inverse], k)
+    open_ = low != high
+    if open_.any():
+        which = np.broadcast_to(inverse, u.shape)[open_]
+        needed, at = np.unique(which, return_inverse=True)
+        q = np.array([_ceil_total_over(float(v), k) for v in values[needed]], dtype=np.int64)
+        low[open_] = _shifts(u[open_], q[at], k)
+    return low
+
+
 def rr_exact_apply(codes, draws, epsilon, *, domain_size: int) -> np.ndarray:
     """The output symbols at ε (int8 codes, |Γ| = NULL) from :func:`rr_exact_draws`; ``epsilon``
-    may be per worker, broadcastable to ``(..., m, 1)`` (2-Layer)."""
+    may be per worker, broadcastable to ``(..., m, 1)`` (2-Layer: many distinct budgets are
+    bracketed, :func:`_bracketed_shifts`)."""
     c = np.asarray(codes)
     u = np.asarray(draws)
     if u.shape != c.shape:
         raise ValueError(f"draws must have the shape of the codes {c.shape}, got {u.shape}")
-    k = int(domain_size)
-    q, keep = rr_thresholds(epsilon, k)
-    shift = (u - keep) // q + 1  # in 1 .. |Γ| where U >= N_keep
-    shift = np.where(u < keep, 0, shift)
+    k = check_int_at_least("domain_size", domain_size, 2)
+    eps = np.asarray(check_epsilon(epsilon), dtype=np.float64)
+    if np.unique(eps).size > BRACKET_VALUES:
+        shift = _bracketed_shifts(u, eps, k)
+    else:
+        q, _ = rr_thresholds(eps, k)
+        shift = _shifts(u, q, k)
     out = c.astype(np.int16) + shift.astype(np.int16)
     out -= (out > k) * np.int16(k + 1)  # (x + s) mod (|Γ| + 1), as x + s <= 2|Γ|
     return out.astype(np.int8)

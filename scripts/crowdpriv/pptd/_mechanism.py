@@ -30,7 +30,8 @@ def average_noise(noise) -> np.ndarray:
     """
     a = np.abs(np.asarray(noise, dtype=float))
     obs = ~np.isnan(a)
-    return np.where(obs, a, 0.0).sum(axis=(-2, -1)) / obs.sum(axis=(-2, -1))
+    np.copyto(a, 0.0, where=~obs)  # a is a new array (np.abs): zero the missing in place
+    return a.sum(axis=(-2, -1)) / obs.sum(axis=(-2, -1))
 
 
 def expected_average_noise(lam2) -> np.ndarray:
