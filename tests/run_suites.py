@@ -88,7 +88,7 @@ def main() -> int:
     try:
         for name, parts in E2E_SUITES.items():
             log = base / f"e2e-{name}.log"
-            commands = [[*pytest, *args, f"--basetemp={base / name / str(i)}"]
+            commands = [[*pytest, *args, f"--basetemp={base / f'{name}-{i}'}"]
                         for i, args in enumerate(parts)]
             with open(log, "w") as out:
                 running[name] = (subprocess.Popen(
