@@ -143,13 +143,15 @@ def _shifts(u, q, k: int) -> np.ndarray:
 def _bracketed_shifts(u, epsilon, k: int) -> np.ndarray:
     """:func:`_shifts` at each cell's own exact q, for many distinct budgets.
 
-    Proof that it is the same. The shift is non-decreasing in q for a fixed U < N: it is 0
-    while U < N − |Γ| q (a bound falling in q), then ⌊(U − N)/q⌋ + |Γ| + 1 with U − N < 0, whose
-    quotient rises with q; all in exact integers. And the exact q = ⌈N/(e^ε + |Γ|)⌉ is
+    Proof that it is the same. For a draw 0 ≤ U < N (as :func:`rr_exact_draws` makes them) the
+    shift is non-decreasing in q: it is 0 while U < N − |Γ| q (a bound falling in q), then
+    (U − N_keep) // q + 1 = ⌊(U − N)/q⌋ + |Γ| + 1 (floor division, exact integers) with
+    U − N < 0, a quotient that does not fall as q grows. And the exact q = ⌈N/(e^ε + |Γ|)⌉ is
     non-increasing in ε. So a budget between two anchor budgets a ≤ ε ≤ a' has
     q(a') ≤ q(ε) ≤ q(a) (both computed exactly, :func:`_ceil_total_over`), and where the
-    shifts at q(a') and q(a) agree the shift at q(ε) is that value; the few cells where they
-    differ get their own exact q."""
+    shifts at q(a') and q(a) agree the shift at q(ε) is that value; the cells where they
+    differ get their own exact q (how many depends on the data; the output is exact either
+    way). ``epsilon`` has the draws' number of dimensions (2-Layer's (..., m, 1))."""
     eps = np.asarray(epsilon, dtype=np.float64)
     values, inverse = np.unique(eps, return_inverse=True)
     inverse = inverse.reshape(eps.shape)
