@@ -228,7 +228,7 @@ def lp_smaller_on_larger_data(ctx):
 
 def two_layer_comparable_to_rr(ctx):
     tol = ctx.threshold("comparable_rel_tol")
-    rr, two_layer = mechanisms.get("rr").label, mechanisms.get("two-layer").label
+    rr, two_layer = mechanisms.RR.label, mechanisms.TwoLayer.label
     df = _methods(ctx, "fig5", [rr, two_layer])
     diffs = {}
     for label, tab in _cells(df, ["dataset", "epsilon"]).items():

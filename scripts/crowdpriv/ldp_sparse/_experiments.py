@@ -49,13 +49,11 @@ METHODS = tuple(m.id for m in registry.members(paper="ldp_sparse", part="sweep")
                 if not m.float_safe)
 
 #: Settings of a built-in mechanism from the ``ldp_sparse.mechanisms`` block: config key ->
-#: setting name, by mechanism id (``d`` is the block's top-level ``ldp_sparse.d``). A user's
-#: mechanism reads ``ldp_sparse.mechanisms.settings.<id>``.
-CONFIG_SETTINGS = {
-    "lp": {"lp_null_fill": "null_fill"},
-    "two-layer": {"two_layer_spread": "spread"},
-    "mf": {"d": "d", "mf_ridge": "ridge", "mf_l1_norm": "l1_norm", "mf_profiles": "profiles"},
-}
+#: setting name, by mechanism id, as each member declares them (``Mechanism.config_keys``;
+#: ``d`` is the block's top-level ``ldp_sparse.d``). A user's mechanism reads
+#: ``ldp_sparse.mechanisms.settings.<id>``.
+CONFIG_SETTINGS = {m.id: dict(m.config_keys) for m in map(registry.get, METHODS)
+                   if m.config_keys}
 
 
 def register_extra(extra) -> list:
@@ -525,7 +523,7 @@ def bounds_table(summaries: pd.DataFrame, paper_examples: dict | None = None) ->
     """
     ex = paper_example_bounds()
     paper_examples = paper_examples or {}
-    mf, two_layer = registry.get("mf").label, registry.get("two-layer").label
+    mf, two_layer = registry.MF.label, registry.TwoLayer.label
     head = pd.DataFrame([
         dict(experiment="paper_example", setting=(
             "q=1/m, sigma=1, mu=0, s_i=0.1 answered, |Gamma|=10" if meth != mf

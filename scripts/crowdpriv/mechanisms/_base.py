@@ -246,6 +246,9 @@ class Mechanism:
     answer_type: str = "categorical"
     #: The settings dataclass (defaults live there only).
     Settings: type = NoSettings
+    #: Keys of its paper's config block that set it: config key -> settings field (LDP-sparse's
+    #: flat ``ldp_sparse.mechanisms`` keys, e.g. ``two_layer_spread`` -> ``spread``).
+    config_keys: dict = {}
     #: Parts of the contract this member has (:data:`PARTS`).
     parts: frozenset = frozenset()
     #: True: ``draws`` are ε-free and shared by every ε of a sweep; False: each ε draws anew.

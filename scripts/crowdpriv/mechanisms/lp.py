@@ -136,6 +136,7 @@ class LP(Mechanism):
     default_inference = "median"
     id = "lp"
     label = "LP"
+    config_keys = {"lp_null_fill": "null_fill"}
     aliases = ("LP",)
     paper = "ldp_sparse"
     summary = "Laplace perturbation, NULL replaced by a label (LDP-sparse Eq. 6-7)"

@@ -247,6 +247,8 @@ class MF(Mechanism):
     default_inference = "sun"
     id = "mf"
     label = "MF"
+    config_keys = {"d": "d", "mf_ridge": "ridge", "mf_l1_norm": "l1_norm",
+                   "mf_profiles": "profiles"}
     aliases = ("MF",)
     paper = "ldp_sparse"
     summary = "objective-perturbed matrix factorisation (LDP-sparse Eq. 9-10)"

@@ -128,6 +128,7 @@ class TwoLayer(Mechanism):
     default_inference = "aware-one-coin-ds"
     id = "two-layer"
     label = "2-Layer"
+    config_keys = {"two_layer_spread": "spread"}
     aliases = ("2-Layer",)
     paper = "ldp_sparse"
     summary = "per-worker budget ε_i ~ U(0, 2ε), then RR over Γ ∪ {NULL} (Sec. VI-D)"
