@@ -10,6 +10,7 @@ from crowdpriv.runtime import start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
+import functools  # noqa: E402
 import warnings  # noqa: E402
 
 from crowdpriv import api  # noqa: E402
@@ -19,7 +20,8 @@ from crowdpriv.userfiles import read_answer_table  # noqa: E402
 p = snakemake.params  # noqa: F821
 outputs = list(snakemake.output)  # noqa: F821
 jobs = list(p.jobs)
-read = {}  # PrisCrowd: the input last read, released once per seed weighting (read once)
+# PrisCrowd: the input last read, released once per seed weighting (read once)
+read_input = functools.lru_cache(maxsize=1)(read_answer_table)
 for job, output in zip(jobs, outputs):
     seed = int(derive_rng(p.seed, "release", *job["labels"]).integers(2**31))
     with warnings.catch_warnings(record=True) as caught:
@@ -29,9 +31,7 @@ for job, output in zip(jobs, outputs):
             release = api.perturb(job["input"], job["mechanism"], epsilon=job["epsilon"],
                                   domain=job["domain"], seed=seed, allow_unsafe=True)
         else:
-            if job["input"] not in read:
-                read = {job["input"]: read_answer_table(job["input"])}
-            release = api.synthesize(read[job["input"]], seed=seed, allow_unsafe=True,
+            release = api.synthesize(read_input(job["input"]), seed=seed, allow_unsafe=True,
                                      **job["options"])
     for w in caught:
         logger.info("%s: %s", output, w.message)

@@ -418,9 +418,7 @@ def synthesize(claims, *, seed: int | None = None, allow_unsafe: bool = False,
 
     mech = mechanisms.get("priscrowd")
     chosen = mech.settings(**settings)
-    # an AnswerTable already read (read_answer_table): one file released with several seed
-    # weightings is read and validated once
-    table = claims if isinstance(claims, AnswerTable) else read_answer_table(claims)
+    table = read_answer_table(claims)
     df, dropped = drop_single_claim_objects(table.frame())
     if df.empty:
         raise ParameterError("input", table.source,

@@ -154,6 +154,16 @@ class Event:
         return f"{statistic} {self.kind} {self.value:.6g} (favours {self.first})"
 
 
+def _event_counts(kind: str, sorted_sample: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """How many of ``sorted_sample`` fall in the event ``kind`` (``>``, ``<``, ``=``) at each
+    of ``values``."""
+    if kind == ">":
+        return sorted_sample.size - np.searchsorted(sorted_sample, values, side="right")
+    if kind == "<":
+        return np.searchsorted(sorted_sample, values, side="left")
+    return np.array([(sorted_sample == v).sum() for v in values])
+
+
 def choose_event(x: np.ndarray, y: np.ndarray, *, discrete: bool = False, candidates: int = 200,
                  confidence: float = 0.99, delta: float = 0.0) -> tuple[Event, float]:
     """The event of the search sample with the largest ε lower bound, both directions.
@@ -179,21 +189,12 @@ def choose_event(x: np.ndarray, y: np.ndarray, *, discrete: bool = False, candid
         kinds = [(">", qs), ("<", qs)]
     best, best_score = None, -np.inf
     c = 1.0 - (1.0 - confidence) / 2.0
-    ordered = {"D": np.sort(x), "D'": np.sort(y)}  # each side sorted once
+    sorted_x, sorted_y = np.sort(x), np.sort(y)  # each side sorted once
     for kind, values in kinds:
-        for first, a, b in (("D", x, y), ("D'", y, x)):
-            sa, sb = ordered[first], ordered["D'" if first == "D" else "D"]
-            if kind == ">":
-                ka = a.size - np.searchsorted(sa, values, side="right")
-                kb = b.size - np.searchsorted(sb, values, side="right")
-            elif kind == "<":
-                ka = np.searchsorted(sa, values, side="left")
-                kb = np.searchsorted(sb, values, side="left")
-            else:
-                ka = np.array([(a == v).sum() for v in values])
-                kb = np.array([(b == v).sum() for v in values])
-            lo, _ = clopper_pearson(ka, a.size, c)
-            _, hi = clopper_pearson(kb, b.size, c)
+        # each side's count of the event and its bounds, once; D' swaps the roles
+        low_x, high_x = clopper_pearson(_event_counts(kind, sorted_x, values), x.size, c)
+        low_y, high_y = clopper_pearson(_event_counts(kind, sorted_y, values), y.size, c)
+        for first, lo, hi in (("D", low_x, high_y), ("D'", low_y, high_x)):
             with np.errstate(divide="ignore", invalid="ignore"):
                 score = np.log(np.maximum(lo - delta, 0.0) / hi)
             score = np.where(np.isfinite(score), score, -np.inf)

@@ -14,6 +14,8 @@ shows it and a test proves the two agree. :func:`validate` checks a ledger again
 
 from __future__ import annotations
 
+import functools
+
 import hashlib
 import json
 import math
@@ -142,19 +144,15 @@ def json_ready(value):
     return value
 
 
-_VALIDATOR = []
-
-
+@functools.cache
 def _validator():
     """The schema's validator, the schema checked once per process (``jsonschema.validate``
     checks it against the meta-schema at every call: most of a release job's ledger cost)."""
-    if not _VALIDATOR:
-        import jsonschema
+    import jsonschema
 
-        cls = jsonschema.validators.validator_for(LEDGER_SCHEMA)
-        cls.check_schema(LEDGER_SCHEMA)
-        _VALIDATOR.append(cls(LEDGER_SCHEMA))
-    return _VALIDATOR[0]
+    cls = jsonschema.validators.validator_for(LEDGER_SCHEMA)
+    cls.check_schema(LEDGER_SCHEMA)
+    return cls(LEDGER_SCHEMA)
 
 
 def validate(ledger: dict) -> None:
@@ -162,13 +160,10 @@ def validate(ledger: dict) -> None:
     error ``jsonschema.validate`` raises: the best match among the errors)."""
     import jsonschema
 
-    try:
-        error = jsonschema.exceptions.best_match(_validator().iter_errors(ledger))
-        if error is not None:
-            raise error
-    except jsonschema.ValidationError as err:
-        where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
-        raise ValueError(f"ledger field {where}: {err.message}") from None
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(ledger))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise ValueError(f"ledger field {where}: {error.message}") from None
 
 
 def sha256_file(path: str | Path, *, chunk: int = 1 << 20) -> str:

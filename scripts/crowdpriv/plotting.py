@@ -403,5 +403,5 @@ def save_figure(fig: plt.Figure, *paths: str | Path, check: bool = True) -> None
         metadata = {"Date": None} if str(path).endswith(".svg") else {"Software": None}
         with atomic_path(path) as tmp:  # written whole or not at all
             fig.savefig(tmp, metadata=metadata, format=Path(path).suffix.lstrip("."),
-                        **({"bbox_inches": box} if tight else {}))
+                        bbox_inches=box)  # None: savefig.bbox, which is then not tight
     plt.close(fig)

@@ -157,8 +157,11 @@ def read_answer_table(source, *, domain: int | None = None, where: str = "answer
     for ``task`` / ``worker``); ids are strings compared exactly; with ``domain`` every value
     must be an integer label ``0 .. domain-1`` (declared by ``domain_flag``); one answer per
     (task, worker). Raises :class:`DataError` naming file (or ``where``), line (or DataFrame
-    row), column, value and the remedy.
+    row), column, value and the remedy. An :class:`AnswerTable` this returned is returned as it
+    is when no ``domain`` is asked (its checks ran: a file released several times is read once).
     """
+    if isinstance(source, AnswerTable) and domain is None:
+        return source
     if isinstance(source, pd.DataFrame):
         kind, path, digest, name = "frame", where, None, None
         df = source.copy(deep=False)
