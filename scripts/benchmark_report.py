@@ -14,7 +14,7 @@ from crowdpriv.claims import write_claims
 from crowdpriv.labels import dataset_label
 from crowdpriv.ldp_sparse import register_extra
 from crowdpriv.plotting import save_figure
-from crowdpriv.runtime import start_job, write_csv, write_markdown
+from crowdpriv.runtime import finish_job, start_job, write_csv, write_markdown
 from crowdpriv.significance import Significance
 
 logger = start_job(snakemake)
@@ -69,3 +69,4 @@ write_claims(claims, snakemake.output.claims_csv, snakemake.output.claims_md,
              "(docs/inference.md). Generalisation claims re-decide LDP-sparse's and PPTD's "
              "claims about real data on the benchmark datasets; the others are ours.")
 logger.info("%s", claims[["claim_id", "status"]].to_string())
+finish_job()

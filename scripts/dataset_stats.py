@@ -3,7 +3,7 @@
 import pandas as pd
 
 from crowdpriv.data import AnswerType, compare_with_paper, dataset_statistics, value_summary
-from crowdpriv.runtime import column_formatter, start_job, write_csv, write_markdown
+from crowdpriv.runtime import column_formatter, finish_job, start_job, write_csv, write_markdown
 from crowdpriv.tables import read_claims, read_truth
 
 logger = start_job(snakemake)
@@ -49,3 +49,4 @@ write_markdown(
     "values: label: count of a categorical dataset, else min .. max of the answers.\n"
     "stock_surrogate and indoor_surrogate are SURROGATES (simulated workers).\n\n" + notes,
 )
+finish_job()

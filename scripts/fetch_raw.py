@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from crowdpriv.data import fetch_verified, mirror_file_url
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)
 entry = snakemake.params.entry
@@ -25,3 +25,4 @@ origin = fetch_verified(
     timeout=float(snakemake.config["download_timeout_s"]),
 )
 logger.info("%s: verified copy from %s", snakemake.output[0], origin)
+finish_job()

@@ -1,7 +1,7 @@
 """Adapter for rule import_custom_dataset: a user's own claims/truth CSVs into data/processed."""
 
 from crowdpriv.data import import_claims_table
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 claims, truth = import_claims_table(snakemake.input.claims, snakemake.input.get("truth"))
@@ -9,3 +9,4 @@ logger.info("%s: %d claims, %d objects with truth", snakemake.wildcards.dataset,
             len(truth))
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
+finish_job()

@@ -4,7 +4,7 @@ setting, beside the simulated MAE after perturbation.
 Adapter: ``crowdpriv.ldp_sparse.bounds_table`` on the figure summaries; writes CSV and Markdown.
 """
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -25,3 +25,4 @@ table = bounds_table(pd.concat(frames, ignore_index=True), snakemake.params.pape
 write_csv(table, snakemake.output.csv)  # noqa: F821
 write_markdown(table, snakemake.output.md,  # noqa: F821
                title="LDP-sparse Theorems 2/3/5: bounds on E[MAE] vs simulated mean MAE_P")
+finish_job()

@@ -2,7 +2,7 @@
 Sec. VI and the slides) decided from the per-repetition results (crowdpriv.ldp_sparse._claims)
 with the paired tests of config `claims`; thresholds from `ldp_sparse.claims`."""
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -33,3 +33,4 @@ write_claims(
     "the paper's.",
 )
 logger.info("%s", claims[["claim_id", "status"]].to_string())
+finish_job()

@@ -4,7 +4,7 @@ Adapter: per dataset, ``crowdpriv.ldp_sparse.fig1_table`` on the processed table
 the readings job calls too); writes the tidy CSV and the figure (PNG, SVG).
 """
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -32,3 +32,4 @@ fig = plot_answer_distribution(
     paper_gold_zero_share=p.paper_gold_zero_share,
 )
 save_figure(fig, snakemake.output.png, snakemake.output.svg)  # noqa: F821
+finish_job()

@@ -7,7 +7,7 @@ draws the figure (PNG and SVG). Rule ldp_sparse_figures draws them all in one jo
 (``params.figures``: {figure: how it is drawn}, inputs named by figure, outputs in that order).
 """
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -61,3 +61,4 @@ out = snakemake.output  # noqa: F821
 for i, (name, how) in enumerate(snakemake.params.figures.items()):  # noqa: F821
     draw(snakemake.input[name], out.csv[i], out.png[i], out.svg[i], how)  # noqa: F821
     logger.info("%s: %s, %s, %s", name, out.csv[i], out.png[i], out.svg[i])
+finish_job()

@@ -4,7 +4,7 @@ Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.run_mf_sensitivity
 ``mf_sensitivity_kwargs`` of the config block, writes the per-repetition CSV.
 """
 
-from crowdpriv.runtime import Progress, start_job
+from crowdpriv.runtime import Progress, finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -16,3 +16,4 @@ progress = Progress(logger, snakemake.output[0])  # noqa: F821
 raw = run_mf_sensitivity(**mf_sensitivity_kwargs(p.config["ldp_sparse"]), seed=p.seed,
                          progress=progress)
 write_csv(raw, snakemake.output[0])  # noqa: F821
+finish_job()

@@ -4,7 +4,7 @@ Adapter: reads the processed claims/truth tables, calls ``crowdpriv.ldp_sparse.r
 (the function the readings job calls too), writes the per-repetition CSV.
 """
 
-from crowdpriv.runtime import Progress, start_job
+from crowdpriv.runtime import Progress, finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -27,3 +27,4 @@ raw = real_point(
 progress.finish()
 logger.info("%d rows", len(raw))
 write_csv(raw, snakemake.output[0])  # noqa: F821
+finish_job()

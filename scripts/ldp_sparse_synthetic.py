@@ -4,7 +4,7 @@ Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.synthetic_point`` 
 the readings job calls too), writes the per-repetition CSV.
 """
 
-from crowdpriv.runtime import Progress, start_job
+from crowdpriv.runtime import Progress, finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -24,3 +24,4 @@ raw = synthetic_point(
 progress.finish()
 logger.info("%d rows", len(raw))
 write_csv(raw, snakemake.output[0])  # noqa: F821
+finish_job()

@@ -4,7 +4,7 @@ Adapter: ``crowdpriv.ldp_sparse.dataset_table`` on the foundation's results/data
 writes CSV and Markdown.
 """
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -17,3 +17,4 @@ table = dataset_table(pd.read_csv(snakemake.input[0]), snakemake.params.datasets
 write_csv(table, snakemake.output.csv)  # noqa: F821
 write_markdown(table, snakemake.output.md,  # noqa: F821
                title="LDP-sparse Table II: details of the real-world datasets (ours vs paper_*)")
+finish_job()

@@ -5,7 +5,7 @@ import pandas as pd
 
 from crowdpriv.claims import write_claims
 from crowdpriv.pptd import evaluate_claims
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 from crowdpriv.significance import Significance
 
 logger = start_job(snakemake)
@@ -24,3 +24,4 @@ write_claims(
     "wall-clock times (fig8_timings.csv) are never judged.",
 )
 logger.info("%s", claims[["claim_id", "status"]].to_string())
+finish_job()

@@ -21,7 +21,7 @@ from crowdpriv.pptd import (
     summarise_runtime,
     summarise_tradeoff,
 )
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 inp, out, units = snakemake.input, snakemake.output, snakemake.params.units
@@ -42,3 +42,4 @@ fig8, timings = summarise_runtime(pd.read_csv(inp.work), pd.read_csv(inp.timings
 write_csv(fig8, out.fig8_csv)
 write_csv(timings, out.fig8_timings)
 plot_runtime(fig8, timings, [out.fig8_png, out.fig8_svg])
+finish_job()

@@ -7,7 +7,7 @@ deterministic, plotted only).
 """
 
 from crowdpriv.pptd import runtime_params, runtime_study
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 work, timings = runtime_study(seed=int(snakemake.params.seed),
@@ -15,3 +15,4 @@ work, timings = runtime_study(seed=int(snakemake.params.seed),
 write_csv(work, snakemake.output.work)
 write_csv(timings, snakemake.output.timings)
 logger.info("%d conditions x repetitions", len(work))
+finish_job()

@@ -9,7 +9,7 @@ indoor_surrogate). Writes one per-repetition table (one row per setting, ε and 
 import numpy as np
 
 from crowdpriv.pptd import real_tradeoff, synthetic_tradeoff, tradeoff_params
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth
 
 logger = start_job(snakemake)
@@ -26,3 +26,4 @@ else:
 logger.info("%s: %d rows, lambda1 %s", snakemake.output.csv, len(table),
             np.unique(table["lambda1"]))
 write_csv(table, snakemake.output.csv)
+finish_job()

@@ -7,7 +7,7 @@ CRH, mean and median against the ground truth; the same once on the original dat
 """
 
 from crowdpriv.pptd import weight_comparison, weights_params
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth
 
 logger = start_job(snakemake)
@@ -26,3 +26,4 @@ write_csv(shown, snakemake.output.shown)
 write_csv(perturbed, snakemake.output.reps)
 write_csv(original, snakemake.output.original)
 logger.info("original data:\n%s", original.to_string())
+finish_job()

@@ -1,7 +1,7 @@
 """Adapter for rule preprocess_adultcontent (LDP-sparse's AdultContent)."""
 
 from crowdpriv.data import read_adultcontent
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 claims, truth = read_adultcontent(
@@ -13,3 +13,4 @@ claims, truth = read_adultcontent(
 logger.info("adultcontent: %d answers, %d gold tasks", len(claims), len(truth))
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
+finish_job()

@@ -1,7 +1,7 @@
 """Adapter for rule preprocess_answer_table (Zheng et al.'s benchmark: product, dog, emotion)."""
 
 from crowdpriv.data import AnswerType, read_answer_table
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 spec = AnswerType(**snakemake.params.answer_type)
@@ -11,3 +11,4 @@ logger.info("%s (%s%s): %d answers, %d tasks, %d workers, %d truths", snakemake.
             claims["task"].nunique(), claims["worker"].nunique(), len(truth))
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
+finish_job()

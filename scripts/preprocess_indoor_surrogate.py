@@ -1,7 +1,7 @@
 """Adapter for rule preprocess_indoor_surrogate (SURROGATE of the indoor floorplan data)."""
 
 from crowdpriv.data import simulate_indoor
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.seeds import derive_rng
 
 logger = start_job(snakemake)
@@ -18,3 +18,4 @@ logger.info("indoor_surrogate: %d claims by %d workers on %d segments", len(clai
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
 write_csv(users, snakemake.output.workers)
+finish_job()

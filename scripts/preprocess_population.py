@@ -7,7 +7,7 @@ from crowdpriv.data import (
     read_pop_data_csv,
     read_population_truth,
 )
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 cfg = snakemake.params.cfg
@@ -22,3 +22,4 @@ logger.info("population: %d raw claims -> %d claims, %d objects with truth", len
             len(claims), len(truth))
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
+finish_job()

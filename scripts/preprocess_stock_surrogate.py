@@ -1,7 +1,7 @@
 """Adapter for rule preprocess_stock_surrogate (SURROGATE: real gold, simulated workers)."""
 
 from crowdpriv.data import build_stock_dataset
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.seeds import derive_rng
 
 logger = start_job(snakemake)
@@ -15,3 +15,4 @@ logger.info("stock_surrogate: %d claims, %d tasks", len(claims), len(truth))
 write_csv(claims, snakemake.output.claims)
 write_csv(truth, snakemake.output.truth)
 write_csv(workers, snakemake.output.workers)
+finish_job()

@@ -9,7 +9,7 @@ import pandas as pd
 
 from crowdpriv.claims import write_claims
 from crowdpriv.priscrowd import evaluate_claims
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 from crowdpriv.significance import Significance
 
 logger = start_job(snakemake)
@@ -33,3 +33,4 @@ write_claims(claims, snakemake.output.csv, snakemake.output.md,
              notes="Decided by scripts/crowdpriv/priscrowd/_claims.py from the per-repetition "
              "runs (see docs/claims.md). stock_surrogate and indoor_surrogate are SURROGATES.")
 logger.info("%s", claims[["claim_id", "status"]].to_string())
+finish_job()

@@ -35,7 +35,7 @@ from crowdpriv.priscrowd import (
     summarise_table1,
     summarise_table2,
 )
-from crowdpriv.runtime import start_job, write_csv, write_markdown
+from crowdpriv.runtime import finish_job, start_job, write_csv, write_markdown
 
 logger = start_job(snakemake)
 
@@ -144,3 +144,4 @@ def budget() -> None:
 for draw in (table1, table2, fig3, fig4, fig5, release, budget):
     draw()
     logger.info("%s done", draw.__name__)
+finish_job()

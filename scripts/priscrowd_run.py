@@ -8,7 +8,7 @@ Built by ``crowdpriv.priscrowd.dataset_run``, which the readings job calls too.
 """
 
 from crowdpriv.priscrowd import dataset_run
-from crowdpriv.runtime import Progress, start_job, write_csv
+from crowdpriv.runtime import Progress, finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 dataset = snakemake.wildcards.dataset
@@ -21,3 +21,4 @@ logger.info("%s: dropped %d single-claim objects", dataset, dropped)
 for key, df in out.items():
     write_csv(df, getattr(snakemake.output, key))
 logger.info("%s: %s", dataset, out["info"].to_dict("records"))
+finish_job()

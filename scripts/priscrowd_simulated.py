@@ -6,7 +6,7 @@ objects, m = 30 released claims; R simulated datasets in one job. Built by
 """
 
 from crowdpriv.priscrowd import simulated_run
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 p = float(snakemake.wildcards.p)
@@ -14,3 +14,4 @@ out = simulated_run(snakemake.params.config["priscrowd"], p, seed=int(snakemake.
 for key in ("table", "release"):
     write_csv(out[key], getattr(snakemake.output, key))
 logger.info("p = %s: %d rows", p, len(out["table"]))
+finish_job()

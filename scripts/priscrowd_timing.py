@@ -8,7 +8,7 @@ from byte identity.
 """
 
 from crowdpriv.priscrowd import timing_run
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 
 logger = start_job(snakemake)
 dataset = snakemake.wildcards.dataset
@@ -16,3 +16,4 @@ table = timing_run(snakemake.params.config["priscrowd"], dataset, snakemake.inpu
                    snakemake.input.truth, seed=int(snakemake.params.seed))
 write_csv(table, snakemake.output.csv)
 logger.info("%s: %d timings", dataset, len(table))
+finish_job()

@@ -3,7 +3,7 @@ paper's guarantee (crowdpriv.audits, crowdpriv.audit). Writes audit.csv / audit.
 per paper, each paper's privacy claims (category ``privacy``) and the caveats for release
 ledgers."""
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -53,3 +53,4 @@ for paper, title, claims_path, png, svg in zip(p.papers, p.titles, out.claims, o
     write_csv(audits.privacy_claims(table, paper, confidence=cfg["confidence"]), claims_path)
     audits.plot_audit(table, paper, [png, svg], confidence=cfg["confidence"], title=title)
 logger.info("%s", families[["paper", "family", "verdict"]].to_string())
+finish_job()

@@ -7,7 +7,7 @@ the default jobs call and the same seeds. Writes one CSV per re-run table and ``
 ``notes.csv`` (what was re-run, and what the re-run measured) into the output folder; needs only the processed data, so it runs beside the default experiments.
 """
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -39,3 +39,4 @@ write_csv(pd.DataFrame({"table": list(absent), "reason": list(absent.values())},
 write_csv(pd.DataFrame({"note": notes}, columns=["note"]), out / "notes.csv")
 for note in notes:
     logger.info("reading %s: %s", reading.name, note)
+finish_job()

@@ -9,7 +9,7 @@ claims in results/<paper>/readings/claims.csv). Tables a reading reaches but did
 left out, and the claims reading them are "not testable" with that reason.
 """
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -68,3 +68,4 @@ write_matrix(
     ),
 )
 logger.info("%d claims x %d readings", matrix["claim"].nunique(), len(readings))
+finish_job()

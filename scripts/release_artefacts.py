@@ -6,7 +6,7 @@ PrisCrowd: the synthetic claims of each dataset per seed weighting. Seeds derive
 config (a reproduction), so each ledger says the output is reproducible and not private.
 """
 
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821
 
@@ -39,3 +39,4 @@ for job, output in zip(jobs, outputs):
                                   "config: reproducible, a demonstration, NOT a private release")
     api.write_release(release, output, progress=False)
     logger.info("%s: %d rows", output, len(release.data))
+finish_job()

@@ -9,7 +9,7 @@ import yaml
 from crowdpriv.files import write_text
 from crowdpriv.html import csv_page, markdown_page, markdown_to_html, page
 from crowdpriv.results_guide import results_readme
-from crowdpriv.runtime import start_job
+from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)
 for path, (source, _category, title) in snakemake.params.pages.items():
@@ -34,3 +34,4 @@ files = [str(p) for p in Path("results").rglob("*") if p.is_file()] + sorted(out
 write_text(snakemake.output.readme, results_readme(
     files, snakemake.params.papers,
     config_note="The parameters of the run are in `run_config.yaml`."))
+finish_job()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from crowdpriv.files import write_text
-from crowdpriv.runtime import start_job, write_csv
+from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.summary import build_index, build_sections, render_summary
 
 logger = start_job(snakemake)
@@ -35,3 +35,4 @@ text = render_summary(
 write_text(snakemake.output.md, text)
 write_csv(index, snakemake.output.index)
 logger.info("summary: %d papers, %d registered files", len(papers), len(index))
+finish_job()

@@ -210,3 +210,15 @@ def test_dead_code_stays_removed(dead):
     word = re.compile(rf"(?<!\w){re.escape(dead)}\b")
     hits = [p for p in PACKAGE.rglob("*.py") if word.search(p.read_text())]
     assert hits == []
+
+
+def test_every_adapter_ends_with_finish_job():
+    """Each adapter script that starts a job (``start_job``) ends with ``finish_job()`` as its
+    last top-level statement: the job leaves without the interpreter's finalization
+    (crowdpriv.runtime.finish_job) only once everything is written."""
+    adapters = [p for p in sorted(SCRIPTS.glob("*.py")) if "start_job(" in p.read_text()]
+    assert len(adapters) >= 30
+    for path in adapters:
+        last = ast.parse(path.read_text()).body[-1]
+        assert (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
+                and getattr(last.value.func, "id", None) == "finish_job"), path.name

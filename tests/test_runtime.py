@@ -158,6 +158,52 @@ def test_a_failed_job_still_records_its_cpu_and_says_so(root, tmp_path):
     assert record["failed"] is True and record["cpu_s"] >= 0.5
 
 
+def test_finish_job_exits_0_after_the_exit_handlers_and_skips_what_follows(root, tmp_path):
+    """finish_job: the CPU record and a flushed, complete log (atexit handlers ran), buffered
+    stdout written, a non-daemon thread joined, status 0, and nothing after it runs."""
+    import json
+    import subprocess
+    import sys
+
+    log = tmp_path / "results/logs/x/job.log"
+    done = tmp_path / "thread_done"
+    code = _JOB.format(scripts=str(root / "scripts"), log=str(log), call="""
+import threading
+logger = start_job(job)
+def slow():
+    time.sleep(0.3)
+    open({done!r}, "w").write("yes")
+threading.Thread(target=slow).start()
+""".format(done=str(done)), end="""
+from crowdpriv.runtime import finish_job
+logger.info("last line of the job")
+print("buffered stdout", end="")
+finish_job()
+open({after!r}, "w").write("ran")
+""".format(after=str(tmp_path / "after")))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "buffered stdout"
+    assert "last line of the job" in log.read_text()
+    assert done.read_text() == "yes" and not (tmp_path / "after").exists()
+    record = json.loads((tmp_path / "results/benchmarks/x/job.cpu.json").read_text())
+    assert record["failed"] is False and record["cpu_s"] >= 0.5
+
+
+def test_a_job_that_fails_before_finish_job_exits_with_its_error(root, tmp_path):
+    import subprocess
+    import sys
+
+    log = tmp_path / "logs/j.log"
+    code = _JOB.format(scripts=str(root / "scripts"), log=str(log),
+                       call="start_job(job)", end="raise RuntimeError('boom')\n"
+                       "from crowdpriv.runtime import finish_job\nfinish_job()")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 1 and "RuntimeError: boom" in run.stderr + log.read_text()
+
+
 def test_reproduction_cpu_sums_the_records_into_a_sorted_table(tmp_path, root):
     import importlib.util
     import json
