@@ -387,6 +387,15 @@ def test_audit_cases_are_the_documented_neighbours():
         assert case.composition.startswith(f"{row} cells × ")
 
 
+def test_audit_cases_at_d_1_have_no_fewer_than_d_case():
+    """An answered cell makes |T_i| >= 1 = d: at d = 1 no case claims |T_i| < d (its label
+    said |T_i| = 0 < d of a worker with one answer); at d = 3 the case has 1 answer."""
+    labels = [c.neighbours for c in MF().audit_cases(MFSettings(d=1), 1.0, domain_size=5)]
+    assert not any("< d" in label for label in labels) and len(labels) == 5
+    labels = [c.neighbours for c in MF().audit_cases(MFSettings(d=3), 1.0, domain_size=5)]
+    assert "one answered cell, 0 vs |Γ|-1, |T_i| = 1 < d" in labels
+
+
 @pytest.mark.parametrize("index, n_tasks, answered, change",
                          [(0, 16, 8, "value"), (2, 16, 2, "value"), (3, 16, 8, "null")])
 def test_audit_output_cases_sample_the_changed_tasks_release(index, n_tasks, answered, change):

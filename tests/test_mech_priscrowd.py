@@ -205,14 +205,16 @@ def test_counts_of_an_empty_batch():
 # --- Alg. 1 step 3: the seeds ----------------------------------------------------------------
 
 
-def test_draw_seeds_counts_cdf_values_strictly_below_the_uniform():
-    """The seed is the number of CDF values strictly below u (a zero-weight record, whose CDF
-    value repeats its predecessor's, is never drawn), capped at n − 1."""
-    cdf = np.array([[0.25, 0.25, 0.75, 1.0], [0.5, 1.0, 1.0, 1.0]])
-    u = np.array([[0.0, 0.25, 0.2500001, 0.75, 0.9],
-                  [0.5, 0.4999, 0.75, 1.0, 0.0]])
-    got = pc._draw_seeds(u, cdf, np.array([0, 1]))
-    np.testing.assert_array_equal(got, [[0, 0, 2, 2, 3], [0, 0, 1, 1, 0]])
+def test_draw_seeds_counts_cdf_values_at_or_below_the_uniform():
+    """The seed is the number of CDF values at or below u, capped at n − 1: seed j for u in
+    [cdf_{j−1}, cdf_j), so a zero-weight record (its CDF value repeats its predecessor's, or is
+    0 for the first) is never drawn, also at u = 0."""
+    cdf = np.array([[0.25, 0.25, 0.75, 1.0], [0.5, 1.0, 1.0, 1.0], [0.0, 0.0, 0.5, 1.0]])
+    u = np.array([[0.0, 0.2499999, 0.25, 0.75, 0.9],
+                  [0.5, 0.4999, 0.75, 1.0, 0.0],
+                  [0.0, 0.0, 0.4999, 0.5, 0.9]])
+    got = pc._draw_seeds(u, cdf, np.array([0, 1, 2]))
+    np.testing.assert_array_equal(got, [[0, 0, 2, 3, 3], [1, 0, 1, 3, 0], [2, 2, 2, 3, 3]])
     # rows of objects in another order, an object twice; unnormalised sums: capped at n − 1
     got = pc._draw_seeds(np.array([[0.6, 0.6], [0.2, 5.0], [0.6, 0.6]]), cdf * 0.5,
                          np.array([1, 0, 1]))

@@ -561,7 +561,7 @@ def test_synthesize_is_byte_identical_to_the_level_comparison(monkeypatch, reps)
         return (lev == own[:, :, None]).sum(axis=2)  # NaN records (masked) are in no band
 
     def reference_seeds(u, cdf, o):
-        return (u[:, :, None] > cdf[o][:, None, :]).sum(axis=2).clip(max=cdf.shape[1] - 1)
+        return (u[:, :, None] >= cdf[o][:, None, :]).sum(axis=2).clip(max=cdf.shape[1] - 1)
 
     monkeypatch.setattr(_release._Bands, "counts", reference_counts)
     monkeypatch.setattr(_release, "_draw_seeds", reference_seeds)

@@ -320,7 +320,7 @@ class MF(Mechanism):
     def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         """One worker's row (4d tasks; V, then the values of the first |T_i| tasks, drawn from
         ``default_rng(0)``; the changed cell is the first): a changed answer with |T_i| ≥ d and
-        < d, an answer that becomes NULL, and (outside Definition 2.1, composition beside) all
+        (for d > 1; an answered cell makes |T_i| ≥ 1) < d, an answer that becomes NULL, and (outside Definition 2.1, composition beside) all
         his answers changed. Statistics: the released value of the changed task, and where
         (G + λI) is invertible for both inputs the exact log likelihood ratio of u_i:
         η = b − (G + λI)u, so log p_D(u) − log p_D'(u) = (ε/|Γ|)(‖η'‖₁ − ‖η‖₁) +
@@ -381,9 +381,10 @@ class MF(Mechanism):
                  f"one answered cell, 0 vs |Γ|-1, |T_i| = {2 * d} >= d (likelihood ratio)",
                  epsilon, 0.0, mf_case(4 * d, 2 * d, likelihood_ratio=True), statistic=lr,
                  exact_epsilon=value, family=self.CLAIM),
-            Case("ldp_sparse", self.label,
-                 f"one answered cell, 0 vs |Γ|-1, |T_i| = {d // 2} < d",
-                 epsilon, 0.0, mf_case(4 * d, max(d // 2, 1)), family=self.CLAIM),
+            # a worker with fewer than d answers (singular G_i): none has an answered cell at d = 1
+            *([Case("ldp_sparse", self.label,
+                    f"one answered cell, 0 vs |Γ|-1, |T_i| = {d // 2} < d",
+                    epsilon, 0.0, mf_case(4 * d, d // 2), family=self.CLAIM)] if d > 1 else []),
             Case("ldp_sparse", self.label, f"one cell, answered 0 vs NULL, |T_i| = {2 * d}",
                  epsilon, 0.0, mf_case(4 * d, 2 * d, "null"), family=self.CLAIM,
                  note="a NULL changes T_i, hence G_i and the solve itself; Theorem 4's proof "

@@ -311,13 +311,13 @@ class PPTD(Mechanism):
                           "sensitivity": self.sensitivity(settings)}}
 
     def check_epsilon(self, settings, epsilon, *, domain_size=None):
-        lam2 = self.lambda2(settings, epsilon, checked=False)  # pragma: no mutate  (equivalent: lambda2 ignores checked)
+        lam2 = self.lambda2(settings, epsilon)
         if not (np.isfinite(lam2) and lam2 > 0):
             raise ParameterError("epsilon", epsilon,
                                  f"epsilon = {epsilon:g} gives Theorem 4.10's λ2 = {lam2:g}: no "
                                  "noise variance; choose a smaller epsilon")
 
-    def lambda2(self, settings, epsilon, *, checked=True) -> float:  # pragma: no mutate  (equivalent: checked is never read)
+    def lambda2(self, settings, epsilon) -> float:
         """λ2 of Theorem 4.10 at ε (:func:`lambda2_from_epsilon`)."""
         with np.errstate(over="ignore"):
             lam2 = float(lambda2_from_epsilon(epsilon, settings.need_lambda1(), b=settings.b,

@@ -217,14 +217,16 @@ def _row_steps(rows, n, batch):
 
 
 def _draw_seeds(u, cdf, o):
-    """Seed indices for uniforms ``u`` (R, B) of rows of objects ``o`` (R,) with seed CDFs
-    ``cdf`` (G, n): the number of CDF values below each uniform, capped at n − 1 (Alg. 1
-    step 3); counted with the CDF values leading, in cache-sized steps."""
+    """Seed indices for uniforms ``u`` (R, B) in [0, 1) of rows of objects ``o`` (R,) with seed
+    CDFs ``cdf`` (G, n): the number of CDF values at or below each uniform, capped at n − 1
+    (Alg. 1 step 3), i.e. seed j for u in [cdf_{j−1}, cdf_j), an empty interval for a record of
+    weight 0, which is never drawn, also at u = 0 (a first record of weight 0 has cdf_0 = 0);
+    counted with the CDF values leading, in cache-sized steps."""
     n = cdf.shape[1]
     ut, cdf_t = np.ascontiguousarray(u.T), np.take(cdf.T, o, axis=1)  # (B, R), (n, R)
     out = np.empty(ut.shape, dtype=np.intp)
     for b in _row_steps(len(o), n, ut.shape[0]):  # (n, B, rows), as in _Bands.counts  # pragma: no mutate  (equivalent: only how many rows one step counts)
-        out[:, b] = _count_true(ut[None, :, b] > cdf_t[:, None, b])
+        out[:, b] = _count_true(ut[None, :, b] >= cdf_t[:, None, b])
     return out.T.clip(max=n - 1)
 
 
