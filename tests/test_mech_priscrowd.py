@@ -295,7 +295,7 @@ def _alg1_reference(z, mask, h, w, *, m, k, gamma, eps0, reps, batch_size, max_c
                     rng, privacy_test=True):
     """Algorithm 1 written plainly, one candidate at a time, from the generator calls
     synthesize documents: per round, for the objects still short of m releases and under the
-    cap, ``batch_size`` uniforms (seeds: the number of CDF values below each), normals
+    cap, ``batch_size`` uniforms (seeds: the number of CDF values at or below each), normals
     (candidates z_s + h·N) and Laplace draws (k~ = k + Lap(1/ε0)); candidates are tested in
     order until the m-th pass or the cap."""
     G, n = z.shape
@@ -308,7 +308,7 @@ def _alg1_reference(z, mask, h, w, *, m, k, gamma, eps0, reps, batch_size, max_c
     n_rel, n_cand, n_pass = (np.zeros(R, dtype=int) for _ in range(3))
 
     def seeds(u, o):
-        return np.minimum((u[:, :, None] > cdf[o][:, None, :]).sum(axis=2), n - 1)
+        return np.minimum((u[:, :, None] >= cdf[o][:, None, :]).sum(axis=2), n - 1)
 
     if not privacy_test:
         u = rng.random((R, m))

@@ -159,39 +159,70 @@ def test_a_failed_job_still_records_its_cpu_and_says_so(root, tmp_path):
 
 
 def test_finish_job_exits_0_after_the_exit_handlers_and_skips_what_follows(root, tmp_path):
-    """finish_job: the CPU record and a flushed, complete log (atexit handlers ran), buffered
-    stdout written, a non-daemon thread joined, status 0, and nothing after it runs."""
+    """finish_job: the CPU record and a complete log (atexit handlers ran), buffered stdout
+    written, a running non-daemon thread and a thread pool's worker finished, status 0, and
+    neither the statements after it nor the interpreter's finalization (an object's __del__
+    at teardown) run."""
     import json
+    import os
     import subprocess
     import sys
 
     log = tmp_path / "results/logs/x/job.log"
-    done = tmp_path / "thread_done"
-    code = _JOB.format(scripts=str(root / "scripts"), log=str(log), call="""
-import threading
-logger = start_job(job)
-def slow():
-    time.sleep(0.3)
-    open({done!r}, "w").write("yes")
-threading.Thread(target=slow).start()
-""".format(done=str(done)), end="""
-from crowdpriv.runtime import finish_job
-logger.info("last line of the job")
-print("buffered stdout", end="")
-finish_job()
-open({after!r}, "w").write("ran")
-""".format(after=str(tmp_path / "after")))
+    marks = {name: str(tmp_path / name) for name in ("thread", "pool", "after", "finalized")}
+    end = _FINISH.format(**marks)
+    code = _JOB.format(scripts=str(root / "scripts"), log=str(log),
+                       call="logger = start_job(job)", end=end)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60)
+                         timeout=60, env=env)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "buffered stdout"
     assert "last line of the job" in log.read_text()
-    assert done.read_text() == "yes" and not (tmp_path / "after").exists()
+    assert (tmp_path / "thread").read_text() == "yes" and (tmp_path / "pool").read_text() == "yes"
+    assert not (tmp_path / "after").exists() and not (tmp_path / "finalized").exists()
     record = json.loads((tmp_path / "results/benchmarks/x/job.cpu.json").read_text())
     assert record["failed"] is False and record["cpu_s"] >= 0.5
 
 
+_FINISH = """
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from crowdpriv.runtime import finish_job
+class Finalized:  # open bound now: builtins are gone late in the finalization
+    def __del__(self, open=open):
+        open({finalized!r}, "w").write("ran")
+kept = Finalized()
+def slow(name):
+    time.sleep(0.5)
+    open(name, "w").write("yes")
+threading.Thread(target=slow, args=({thread!r},)).start()
+pool = ThreadPoolExecutor(2)
+pool.submit(slow, {pool!r})
+logger.info("last line of the job")
+print("buffered stdout", end="")
+finish_job()
+open({after!r}, "w").write("ran")
+"""
+
+
+def test_finish_job_exits_120_when_stdout_cannot_be_flushed(root, tmp_path):
+    """As Python's own exit: output that cannot be written (here a full device) fails the job."""
+    import os
+    import subprocess
+    import sys
+
+    code = _JOB.format(scripts=str(root / "scripts"), log=str(tmp_path / "logs/j.log"),
+                       call="start_job(job)",
+                       end="from crowdpriv.runtime import finish_job\nprint('lost')\nfinish_job()")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    with open("/dev/full", "w") as full:
+        run = subprocess.run([sys.executable, "-c", code], stdout=full, timeout=60, env=env)
+    assert run.returncode == 120
+
+
 def test_a_job_that_fails_before_finish_job_exits_with_its_error(root, tmp_path):
+    """Documentation of the contract: an adapter that raises never reaches finish_job."""
     import subprocess
     import sys
 

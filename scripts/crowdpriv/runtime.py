@@ -199,27 +199,30 @@ def start_job(snakemake: Any) -> logging.Logger:
 def finish_job() -> NoReturn:
     """End a pipeline job whose outputs are written, without the interpreter's finalization.
 
-    Does what a normal exit does first: joins the threads that are not daemons, runs every
-    ``atexit`` handler (the CPU record of :func:`record_job_cpu`, ``logging.shutdown``, which
-    flushes and closes the log) and flushes stdout and stderr; then leaves with
-    ``os._exit(0)``. What is skipped is only the interpreter's finalization, destroying every
-    module and object one by one: about 0.3-0.45 CPU-s per job on this project's 2-core machine
-    kind with pandas and numpy loaded (issue 28; ~30 CPU-s of a default run), work with no
-    effect, since the kernel frees a process's memory at once. Each adapter calls it as its
-    last statement (tests/test_architecture.py checks that every one does); a job that fails
-    before it never reaches it and exits the normal way, with its traceback and status.
+    First what a normal exit runs: ``threading._shutdown`` (what the interpreter calls: its
+    exit hooks stop ``concurrent.futures`` workers, then the threads that are not daemons are
+    joined), every ``atexit`` handler (the CPU record of :func:`record_job_cpu`;
+    ``logging.shutdown``, which flushes the log), then stdout and stderr are flushed; a flush
+    that fails exits 120, as Python's own exit does. Then ``os._exit``. What is skipped is the
+    interpreter's finalization, destroying every module and object one by one: about
+    0.3-0.45 CPU-s per job on this project's 2-core machine kind with pandas and numpy loaded
+    (issue 28; ~25 CPU-s of a default run), work without effect, since the kernel frees a
+    process's memory at once (so are C-level stdio buffers, which no adapter writes). Each
+    adapter calls it as its last statement (tests/test_architecture.py checks that every one
+    does); a job that fails before it never reaches it and exits the normal way, with its
+    traceback and status.
     """
-    main = threading.main_thread()
-    for thread in threading.enumerate():
-        if thread is not main and not thread.daemon:
-            thread.join()
+    threading._shutdown()
     atexit._run_exitfuncs()
+    status = 0
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # closed or broken: nothing left to flush
+        except ValueError:  # closed: nothing left to flush
             pass
-    os._exit(0)
+        except OSError:  # e.g. a full disk or a closed pipe: Python exits 120 then
+            status = 120
+    os._exit(status)
 
 
 #: Answers in the calibration pass of :func:`calibration_unit`.

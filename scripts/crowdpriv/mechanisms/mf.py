@@ -320,8 +320,8 @@ class MF(Mechanism):
     def audit_cases(self, settings, epsilon, *, domain_size=None, shape=None):
         """One worker's row (4d tasks; V, then the values of the first |T_i| tasks, drawn from
         ``default_rng(0)``; the changed cell is the first): a changed answer with |T_i| ≥ d and
-        (for d > 1; an answered cell makes |T_i| ≥ 1) < d, an answer that becomes NULL, and (outside Definition 2.1, composition beside) all
-        his answers changed. Statistics: the released value of the changed task, and where
+        (for d > 1: an answered cell makes |T_i| ≥ 1) < d, an answer that becomes NULL, and
+        (outside Definition 2.1, composition beside) all his answers changed. Statistics: the released value of the changed task, and where
         (G + λI) is invertible for both inputs the exact log likelihood ratio of u_i:
         η = b − (G + λI)u, so log p_D(u) − log p_D'(u) = (ε/|Γ|)(‖η'‖₁ − ‖η‖₁) +
         log|det(G + λI)| − log|det(G' + λI)|."""
