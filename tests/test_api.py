@@ -84,6 +84,55 @@ def test_audit_caveats_cover_the_requested_member_and_the_sampler_that_runs():
         "RR", "RR release (exact thresholds)"}
 
 
+def test_audit_caveats_keep_the_rows_a_user_must_read(monkeypatch):
+    """The ledger's caveats (api._audit_caveats) from the quick audit's table: violated, not
+    claimed and not auditable rows, and not refuted rows about NULL; whether the evidence
+    exceeds the claim (lower bound or exact ε above it), the exact ε when finite; the audit is
+    run on the requested member's cases with the ledger's sample sizes."""
+    from crowdpriv import audits
+
+    inf, nan = float("inf"), float("nan")
+    rows = [  # verdict, neighbours, claimed ε, lower bound, exact ε
+        ("violated", "one cell, 0 vs 1", 1.0, 1.5, 2.0),
+        ("not claimed", "a worker's whole row", 1.0, 0.5, inf),
+        ("not auditable", "one cell, answered 0 vs NULL", 1.0, 1.0, nan),
+        ("not refuted", "one cell, NULL vs answered 0", 1.0, 0.2, 1.0),
+        ("not refuted", "one answered cell, 0 vs 1", 1.0, 0.9, 0.8),
+        ("proved", "one cell, NULL vs 1", 1.0, 0.9, 1.0),
+    ]
+    table = pd.DataFrame(rows, columns=["verdict", "neighbours", "claimed_epsilon",
+                                        "epsilon_lower_bound", "exact_epsilon"])
+    table["evidence"] = [f"evidence {i}" for i in range(len(rows))]
+    seen = {}
+
+    def fake_audit(cases, **kwargs):
+        seen.update(cases=cases, **kwargs)
+        return table
+
+    monkeypatch.setattr(audits, "run_audit", fake_audit)
+    out = api._audit_caveats("rr", 1.0, 5, mechanisms.get("rr-exact").Settings(), None)
+    assert out == [
+        {"neighbours": "one cell, 0 vs 1", "verdict": "violated", "claimed": True,
+         "exceeds_claim": True, "epsilon": 2.0, "epsilon_lower_bound": 1.5,
+         "evidence": "evidence 0"},
+        {"neighbours": "a worker's whole row", "verdict": "not claimed", "claimed": False,
+         "exceeds_claim": False, "epsilon": None, "epsilon_lower_bound": 0.5,
+         "evidence": "evidence 1"},
+        {"neighbours": "one cell, answered 0 vs NULL", "verdict": "not auditable",
+         "claimed": True, "exceeds_claim": False, "epsilon": None, "epsilon_lower_bound": 1.0,
+         "evidence": "evidence 2"},
+        {"neighbours": "one cell, NULL vs answered 0", "verdict": "not refuted",
+         "claimed": True, "exceeds_claim": False, "epsilon": 1.0, "epsilon_lower_bound": 0.2,
+         "evidence": "evidence 3"}]
+    assert [type(c[k]) for c in out for k in ("exceeds_claim", "epsilon_lower_bound")] == \
+        [bool, float] * 4
+    assert seen["seed"] == 0 and seen["samples"] == 20_000
+    assert seen["search_samples"] == 5_000 and seen["confidence"] == 0.99
+    assert [c.neighbours for c in seen["cases"]] == [
+        c.neighbours for c in api.audit_cases_for("rr", 1.0, 5,
+                                                  mechanisms.get("rr-exact").Settings())]
+
+
 def test_synthesize_reads_its_defaults_from_the_mechanism():
     rng = np.random.default_rng(1)
     claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], 8),
