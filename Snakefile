@@ -39,3 +39,11 @@ rule all:
         rules.summary.output,
         rules.report_pages.output,
     localrule: True
+
+
+# The run's whole CPU (the scheduler's own and its jobs', by getrusage) beside the jobs' records,
+# for benchmarks/reproduction_cpu.py; only after a run in which jobs ran and all succeeded.
+onsuccess:
+    from crowdpriv.runtime import record_run_cpu
+
+    record_run_cpu()

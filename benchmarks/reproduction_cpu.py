@@ -13,7 +13,8 @@ Prints the table sorted by CPU (seconds, units = seconds / the run's median unit
 total), the totals, the rules that dominate, and the start-up floor (the cheapest job: an
 interpreter, Snakemake's preamble and the imports, paid by every job); writes it as
 ``<results>/benchmarks/reproduction_cpu.csv``. CPU outside the jobs (the Snakemake scheduler
-itself) is not in these records.
+itself) is not in these records; the Snakefile's ``onsuccess`` writes the whole run's
+(``snakemake_run.json``: the scheduler's process and all its children), printed after the table.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 SUFFIX = ".cpu.json"
+sys.path.insert(0, str(ROOT / "scripts"))
+from crowdpriv.runtime import RUN_RECORD  # noqa: E402  (the whole run's record)
 
 
 def read_records(results: Path) -> pd.DataFrame:
@@ -45,6 +48,7 @@ def read_records(results: Path) -> pd.DataFrame:
                      "wall_s": float(record.get("wall_s", np.nan)),
                      "max_rss_mib": float(record.get("max_rss_mib", np.nan)),
                      "unit_cpu_s": float(record.get("unit_cpu_s", np.nan)),
+                     "finished_at": float(record.get("finished_at", np.nan)),
                      "failed": bool(record.get("failed", False))})
     return pd.DataFrame(rows)
 
@@ -87,6 +91,31 @@ def summary_lines(table: pd.DataFrame, unit: float, units: pd.Series) -> list[st
     return lines
 
 
+def run_lines(results: Path, records: pd.DataFrame, unit: float) -> list[str]:
+    """The whole last Snakemake run from its record (``crowdpriv.runtime.record_run_cpu``,
+    written by the Snakefile's ``onsuccess``): its CPU in all, the scheduler's own share, and
+    its children's beside the job records that ended during the run."""
+    path = results / Path(RUN_RECORD).relative_to("results")
+    if not path.is_file():
+        return [f"no record of a whole run ({path}: written when a run in which jobs ran "
+                "succeeds)"]
+    run = json.loads(path.read_text())
+    total, own, kids = run["cpu_s"], run["scheduler_cpu_s"], run["children_cpu_s"]
+    start = run.get("started_at")
+    ended = records["finished_at"]
+    mine = records[(ended >= start) & (ended <= run["finished_at"])] if start else records.iloc[:0]
+    jobs = mine["cpu_s"].sum()
+    lines = [f"the last Snakemake run: {total:.1f} CPU-s in all = {total / unit:,.0f} units: "
+             f"the scheduler's own process {own:.1f} CPU-s ({100 * own / total:.1f} %), its "
+             f"children {kids:.1f} CPU-s, of which {len(mine)} job records of this run "
+             f"{jobs:.1f} and {kids - jobs:.1f} outside any job record (shells, what a job "
+             "does after its record)"]
+    if len(mine) != len(records):
+        lines.append(f"  ({len(records) - len(mine)} job record(s) of the table come from "
+                     "other runs)")
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("results", nargs="?", default=str(ROOT / "results"),
@@ -110,6 +139,7 @@ def main(argv=None) -> int:
                "max_rss_mib"]
     print(shown[columns].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print("\n".join(summary_lines(table, unit, records["unit_cpu_s"].dropna())))
+    print("\n".join(run_lines(results, records, unit)))
     if args.csv != "-":
         out = Path(args.csv) if args.csv else results / "benchmarks" / "reproduction_cpu.csv"
         table.to_csv(out, index=False, float_format="%.6g")

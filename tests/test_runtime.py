@@ -255,3 +255,50 @@ def test_reproduction_cpu_sums_the_records_into_a_sorted_table(tmp_path, root):
     assert abs(table["share_pct"].sum() - 100.0) < 1e-9
     assert module.main([str(tmp_path / "results"), "--csv", "-"]) == 0
     assert module.main([str(tmp_path / "empty"), "--csv", "-"]) == 1
+
+
+def test_the_run_record_counts_the_scheduler_and_its_children(tmp_path, monkeypatch):
+    """record_run_cpu (the Snakefile's onsuccess): this process's CPU and its waited-for
+    children's (a child burning 0.2 CPU-s), the process's start and the run's end, a unit."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    from crowdpriv.runtime import RUN_RECORD, record_run_cpu
+
+    monkeypatch.chdir(tmp_path)
+    before = time.time()
+    subprocess.run([sys.executable, "-c", "import time; t=time.process_time()\n"
+                    "while time.process_time() - t < 0.2: pass"], check=True)
+    record_run_cpu()
+    run = json.loads((tmp_path / RUN_RECORD).read_text())
+    assert run["children_cpu_s"] >= 0.2 and run["scheduler_cpu_s"] > 0
+    assert run["cpu_s"] == run["scheduler_cpu_s"] + run["children_cpu_s"]
+    assert run["started_at"] < before <= run["finished_at"] <= time.time()
+    assert 1e-5 < run["unit_cpu_s"] < 0.5
+
+
+def test_reproduction_cpu_reads_the_whole_run_beside_its_jobs(tmp_path, root):
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("reproduction_cpu",
+                                                  root / "benchmarks/reproduction_cpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    base = tmp_path / "results/benchmarks"
+    base.mkdir(parents=True)
+    for name, cpu, ended in (("a", 3.0, 150.0), ("b", 2.0, 160.0), ("old", 9.0, 50.0)):
+        (base / f"{name}.cpu.json").write_text(json.dumps(
+            {"rule": name, "cpu_s": cpu, "unit_cpu_s": 0.01, "finished_at": ended}))
+    records = module.read_records(tmp_path / "results")
+    assert "no record of a whole run" in module.run_lines(tmp_path / "results", records, 0.01)[0]
+    (base / "snakemake_run.json").write_text(json.dumps(
+        {"cpu_s": 8.0, "scheduler_cpu_s": 2.0, "children_cpu_s": 6.0, "started_at": 100.0,
+         "finished_at": 200.0, "unit_cpu_s": 0.01}))
+    lines = module.run_lines(tmp_path / "results", records, 0.01)
+    assert lines[0].startswith("the last Snakemake run: 8.0 CPU-s in all = 800 units: the "
+                               "scheduler's own process 2.0 CPU-s (25.0 %), its children 6.0 "
+                               "CPU-s, of which 2 job records of this run 5.0 and 1.0 outside")
+    assert "1 job record(s) of the table come from other runs" in lines[1]

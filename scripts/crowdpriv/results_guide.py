@@ -64,7 +64,8 @@ PATTERNS: Sequence[tuple[str, str]] = (
     ("results/*/*.md", "a table of the paper as Markdown"),
     ("results/*/*.png", "a figure"),
     ("results/logs/**", "job logs (one per job)"),
-    ("results/benchmarks/**", "Snakemake benchmark records of the jobs (time, memory)"),
+    ("results/benchmarks/**", "Snakemake benchmark records of the jobs (time, memory), each "
+     "job's CPU record (*.cpu.json) and the whole run's (snakemake_run.json)"),
 )
 
 

@@ -33,6 +33,8 @@ __all__ = [
     "calibration_unit",
     "cpu_record_path",
     "finish_job",
+    "record_run_cpu",
+    "RUN_RECORD",
     "job_cpu",
     "record_job_cpu",
     "config_key_message",
@@ -331,7 +333,7 @@ def _write_cpu_record() -> None:
             pass
     record = {"rule": _CPU_RECORD["rule"], "wildcards": _CPU_RECORD["wildcards"], **job_cpu(),
               "wall_s": _process_age() or time.monotonic() - _CPU_RECORD["started"],
-              "failed": _CPU_RECORD["failed"]}
+              "failed": _CPU_RECORD["failed"], "finished_at": time.time()}
     if _CPU_RECORD["calibrate"]:
         record["unit_cpu_s"] = calibration_unit()
         record["unit"] = (f"one np.bincount pass over {CALIBRATION_ANSWERS:,} answers with "
@@ -345,6 +347,42 @@ def _write_cpu_record() -> None:
     except OSError as err:  # a record must never fail a job
         print(f"crowdpriv: could not write the CPU record {_CPU_RECORD['path']}: {err}",
               file=sys.stderr)
+
+
+#: Where :func:`record_run_cpu` writes (relative to the working directory). Not a ``*.cpu.json``
+#: name: the job table of ``benchmarks/reproduction_cpu.py`` reads those.
+RUN_RECORD = "results/benchmarks/snakemake_run.json"
+
+
+def record_run_cpu(path: str | Path = RUN_RECORD) -> None:
+    """Write the CPU of the Snakemake run in this process: called by the Snakefile's
+    ``onsuccess`` (so only after a run in which jobs ran and all succeeded; not for a dry run or
+    a run with nothing to do).
+
+    The record holds this process's own CPU seconds (the scheduler: the DAG, job selection,
+    Snakemake's benchmark polling) and its waited-for children's (every local job with its
+    shell; on a cluster only the jobs run locally), by ``resource.getrusage``, when the process
+    started and when the run ended (epoch seconds), so ``benchmarks/reproduction_cpu.py`` can
+    tell which job records belong to this run, and the calibration unit measured here. A
+    record must never fail a run: an error writing it is printed and ignored.
+    """
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    now = time.time()
+    age = _process_age()
+    record = {"scheduler_cpu_s": own.ru_utime + own.ru_stime,
+              "children_cpu_s": kids.ru_utime + kids.ru_stime,
+              "started_at": now - age if age is not None else None, "finished_at": now}
+    record["cpu_s"] = record["scheduler_cpu_s"] + record["children_cpu_s"]
+    record["unit_cpu_s"] = calibration_unit()
+    try:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(json.dumps(record, indent=1) + "\n")
+        os.replace(tmp, path)
+    except OSError as err:
+        print(f"crowdpriv: could not write the run's CPU record {path}: {err}", file=sys.stderr)
 
 
 class Progress:

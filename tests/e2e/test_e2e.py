@@ -7,6 +7,7 @@ Uses the local data mirror (../shared/datasets); writes into a temporary working
 from __future__ import annotations
 
 import filecmp
+import json
 import os
 import re
 import subprocess
@@ -48,6 +49,9 @@ def test_all_outputs_exist(full_run):
     assert set(index["paper"]) >= {"ldp_sparse", "pptd", "priscrowd"}
     releases = registered(full_run, "releases")
     assert releases and all((full_run / f"{p}.privacy.json").is_file() for p in releases)
+    # the whole run's CPU beside the jobs' (the Snakefile's onsuccess)
+    run = json.loads((full_run / "results/benchmarks/snakemake_run.json").read_text())
+    assert run["children_cpu_s"] > 0 and run["scheduler_cpu_s"] > 0
 
 
 def test_dataset_statistics(full_run):
