@@ -10,8 +10,9 @@ in that job right after (one ``np.bincount`` pass over 1M answers with weights, 
 samples every 30 s and reports almost nothing for a short job.
 
 Prints the table sorted by CPU (seconds, units = seconds / the run's median unit, share of the
-total), the totals, the rules that dominate, and the start-up floor (the cheapest job: an
-interpreter, Snakemake's preamble and the imports, paid by every job); writes it as
+total), the totals, the rules that dominate, and the start-up of a job measured now step by
+step in fresh interpreters (Snakemake's preamble, numpy + pandas, crowdpriv: paid by every job
+whatever it computes); writes it as
 ``<results>/benchmarks/reproduction_cpu.csv``. CPU outside the jobs (the Snakemake scheduler
 itself) is not in these records; the Snakefile's ``onsuccess`` writes the whole run's
 (``snakemake_run.json``: the scheduler's process and all its children), printed after the table.
@@ -65,7 +66,7 @@ def cpu_table(records: pd.DataFrame, unit: float | None = None) -> tuple[pd.Data
 
 
 def summary_lines(table: pd.DataFrame, unit: float, units: pd.Series) -> list[str]:
-    """Totals, the rules that make 80 % of the CPU, and the start-up floor."""
+    """Totals and the rules that make 80 % of the CPU."""
     total = table["cpu_s"].sum()
     lines = [f"{len(table)} jobs, {total:.1f} CPU-s = {total / unit:,.0f} units "
              f"(unit: one np.bincount pass over 1M answers with weights = {unit * 1e3:.3f} ms "
@@ -81,14 +82,57 @@ def summary_lines(table: pd.DataFrame, unit: float, units: pd.Series) -> list[st
         running += row["sum"]
         if running >= 0.8 * total:
             break
-    floor = table["cpu_s"].min()
-    lines.append(f"start-up floor (cheapest job, ~ interpreter + Snakemake preamble + imports): "
-                 f"{floor:.2f} CPU-s; x {len(table)} jobs = {floor * len(table):.1f} CPU-s "
-                 f"({100 * floor * len(table) / total:.1f} % of the total)")
     failed = table.loc[table["failed"], "job"].tolist()
     if failed:
         lines.append(f"jobs that ended on an exception: {', '.join(failed)}")
     return lines
+
+
+#: What a job's interpreter runs before the job's own work, step by step (each step's CPU
+#: from ``getrusage`` in a fresh interpreter): Snakemake's ``script:`` preamble (it imports
+#: ``snakemake.script`` to unpickle the job), numpy and pandas, and one paper's modules.
+_STARTUP = """
+import json, resource, sys
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+steps = [cpu()]
+from snakemake import script
+steps.append(cpu())
+import numpy, pandas
+steps.append(cpu())
+sys.path.insert(0, {scripts!r})
+import crowdpriv.priscrowd
+steps.append(cpu())
+print(json.dumps(steps))
+"""
+STARTUP_STEPS = ("interpreter", "Snakemake's script preamble", "numpy + pandas",
+                 "crowdpriv (one paper)")
+
+
+def startup_cpu(repeat: int = 3) -> dict[str, float]:
+    """CPU seconds a job pays before its own work, measured now in ``repeat`` fresh
+    interpreters (median per step, :data:`STARTUP_STEPS`)."""
+    import subprocess
+
+    code = _STARTUP.format(scripts=str(ROOT / "scripts"))
+    runs = []
+    for _ in range(max(1, int(repeat))):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True).stdout
+        cumulative = json.loads(out)
+        runs.append(np.diff(cumulative, prepend=0.0))
+    return dict(zip(STARTUP_STEPS, np.median(runs, axis=0).tolist()))
+
+
+def startup_lines(steps: dict[str, float], n_jobs: int, total: float) -> list[str]:
+    """The start-up of a job beside the jobs' total: what every job pays whatever it computes."""
+    each = sum(steps.values())
+    parts = " + ".join(f"{name} {cpu:.2f}" for name, cpu in steps.items())
+    return [f"start-up of a job, measured now (median of fresh interpreters): {parts} = "
+            f"{each:.2f} CPU-s; x {n_jobs} jobs = {each * n_jobs:.1f} CPU-s "
+            f"({100 * each * n_jobs / total:.1f} % of the jobs' total; a job exits without the "
+            "interpreter's finalization, crowdpriv.runtime.finish_job)"]
 
 
 def run_lines(results: Path, records: pd.DataFrame, unit: float) -> list[str]:
@@ -139,6 +183,7 @@ def main(argv=None) -> int:
                "max_rss_mib"]
     print(shown[columns].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print("\n".join(summary_lines(table, unit, records["unit_cpu_s"].dropna())))
+    print("\n".join(startup_lines(startup_cpu(), len(table), table["cpu_s"].sum())))
     print("\n".join(run_lines(results, records, unit)))
     if args.csv != "-":
         out = Path(args.csv) if args.csv else results / "benchmarks" / "reproduction_cpu.csv"

@@ -302,3 +302,20 @@ def test_reproduction_cpu_reads_the_whole_run_beside_its_jobs(tmp_path, root):
                                "scheduler's own process 2.0 CPU-s (25.0 %), its children 6.0 "
                                "CPU-s, of which 2 job records of this run 5.0 and 1.0 outside")
     assert "1 job record(s) of the table come from other runs" in lines[1]
+
+
+def test_reproduction_cpu_measures_a_job_start_step_by_step(root):
+    """The start-up a job pays, measured in a fresh interpreter: each step positive, numpy and
+    pandas more than the bare interpreter; the line multiplies it by the jobs."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reproduction_cpu",
+                                                  root / "benchmarks/reproduction_cpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    steps = module.startup_cpu(repeat=1)
+    assert list(steps) == list(module.STARTUP_STEPS)
+    assert all(cpu > 0 for cpu in steps.values())
+    assert steps["numpy + pandas"] > steps["interpreter"]
+    line = module.startup_lines({"a": 0.25, "b": 0.5}, 10, 50.0)[0]
+    assert "a 0.25 + b 0.50 = 0.75 CPU-s; x 10 jobs = 7.5 CPU-s (15.0 % of the jobs' total" in line
