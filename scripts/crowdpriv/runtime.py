@@ -208,8 +208,9 @@ def finish_job() -> NoReturn:
     that fails exits 120, as Python's own exit does. Then ``os._exit``. What is skipped is the
     interpreter's finalization, destroying every module and object one by one: about
     0.3-0.45 CPU-s per job on this project's 2-core machine kind with pandas and numpy loaded
-    (issue 28; ~25 CPU-s of a default run), work without effect, since the kernel frees a
-    process's memory at once (so are C-level stdio buffers, which no adapter writes). Each
+    (issue 28: a default run's CPU outside any job record fell from 26.7 to 4.7 CPU-s), work
+    without effect, since the kernel frees a process's memory at once (and C-level stdio
+    buffers are dropped, which no adapter writes to). Each
     adapter calls it as its last statement (tests/test_architecture.py checks that every one
     does); a job that fails before it never reaches it and exits the normal way, with its
     traceback and status.
