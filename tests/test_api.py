@@ -76,6 +76,21 @@ def test_settings_reach_the_sampler_and_unknown_ones_are_refused():
         crowdpriv.perturb(answers.rename(columns={"label": "value"}), "pptd", epsilon=1.0)
 
 
+def test_audit_cases_take_the_user_settings_for_the_sampler_that_runs_and_the_shape():
+    """The user's settings are the release sampler's (mf-snapped at d = 3: |T_i| = 6); the
+    member asked for keeps its example settings (MF at d = 10: |T_i| = 20); the data's shape
+    sets the whole-row case (a row of 150 answers)."""
+    from crowdpriv.mechanisms._base import DataShape
+
+    settings = mechanisms.get("mf-snapped").Settings(d=3)
+    cases = api.audit_cases_for("mf", 1.0, 5, settings, DataShape(10, 600, 150))
+    labels = {(c.mechanism, c.neighbours) for c in cases}
+    assert ("MF release (snapped)", "one answered cell, 0 vs |Γ|-1, |T_i| = 6 >= d") in labels
+    assert ("MF", "one answered cell, 0 vs |Γ|-1, |T_i| = 20 >= d") in labels
+    assert ("MF", "a worker's whole row of 150 answers, all 0 vs all |Γ|-1 (likelihood "
+                  "ratio)") in labels
+
+
 def test_audit_caveats_cover_the_requested_member_and_the_sampler_that_runs():
     cases = api.audit_cases_for("lp", 1.0, 5)
     names = {c.mechanism for c in cases}
@@ -99,6 +114,8 @@ def test_audit_caveats_keep_the_rows_a_user_must_read(monkeypatch):
         ("not refuted", "one cell, NULL vs answered 0", 1.0, 0.2, 1.0),
         ("not refuted", "one answered cell, 0 vs 1", 1.0, 0.9, 0.8),
         ("proved", "one cell, NULL vs 1", 1.0, 0.9, 1.0),
+        ("violated", "one cell, 1 vs 2", 1.0, 1.5, 0.8),  # the lower bound alone exceeds
+        ("not auditable", "a worker's whole vector", 1.0, 0.5, 3.0),  # the exact ε alone
     ]
     table = pd.DataFrame(rows, columns=["verdict", "neighbours", "claimed_epsilon",
                                         "epsilon_lower_bound", "exact_epsilon"])
@@ -123,9 +140,15 @@ def test_audit_caveats_keep_the_rows_a_user_must_read(monkeypatch):
          "evidence": "evidence 2"},
         {"neighbours": "one cell, NULL vs answered 0", "verdict": "not refuted",
          "claimed": True, "exceeds_claim": False, "epsilon": 1.0, "epsilon_lower_bound": 0.2,
-         "evidence": "evidence 3"}]
+         "evidence": "evidence 3"},
+        {"neighbours": "one cell, 1 vs 2", "verdict": "violated", "claimed": True,
+         "exceeds_claim": True, "epsilon": 0.8, "epsilon_lower_bound": 1.5,
+         "evidence": "evidence 6"},
+        {"neighbours": "a worker's whole vector", "verdict": "not auditable", "claimed": True,
+         "exceeds_claim": True, "epsilon": 3.0, "epsilon_lower_bound": 0.5,
+         "evidence": "evidence 7"}]
     assert [type(c[k]) for c in out for k in ("exceeds_claim", "epsilon_lower_bound")] == \
-        [bool, float] * 4
+        [bool, float] * 6
     assert seen["seed"] == 0 and seen["samples"] == 20_000
     assert seen["search_samples"] == 5_000 and seen["confidence"] == 0.99
     assert [c.neighbours for c in seen["cases"]] == [
