@@ -176,6 +176,49 @@ def test_synthesize_reads_its_defaults_from_the_mechanism():
         crowdpriv.synthesize(claims, lam=1)
 
 
+def test_synthesize_releases_claims_in_the_data_units_numbered_from_1():
+    """Alg. 1 runs on normalised claims; the release is mapped back (mean + scale·z): each
+    object's released claims sit near its own claims (means 1000, 1010, ... with sd 2), are
+    numbered 1..m, and no object is short of m."""
+    rng = np.random.default_rng(5)
+    centres = 1000.0 + 10.0 * np.arange(6)
+    claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], 12),
+                           "worker": np.tile([f"u{j}" for j in range(12)], 6),
+                           "value": rng.normal(np.repeat(centres, 12), 2.0)})
+    with pytest.warns(UserWarning):
+        out = crowdpriv.synthesize(claims, seed=4, m=4, allow_unsafe=True)
+    released = out.data.groupby("task")["value"].mean()
+    assert np.allclose(released.loc[[f"o{i}" for i in range(6)]].to_numpy(), centres, atol=8.0)
+    assert (out.data.groupby("task")["claim"].agg(["min", "max"]) == [1, 4]).all().all()
+    assert out.ledger["objects_short_of_m"] == []
+
+
+def test_perturb_audits_categorical_releases_unless_told_not_to(monkeypatch):
+    """The ledger's audit caveats: by default for a categorical release, not with audit=False,
+    never for a numeric one (PPTD)."""
+    calls = []
+    monkeypatch.setattr(api, "_audit_caveats", lambda *a: calls.append(a) or [{"stub": 1}])
+    answers = _answers()
+    out = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, seed=1)
+    assert out.ledger["audit_caveats"] == [{"stub": 1}] and calls[0][:3] == ("rr", 1.0, 5)
+    out = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, seed=1, audit=False)
+    assert "audit_caveats" not in out.ledger and len(calls) == 1
+    with pytest.warns(UserWarning):
+        out = crowdpriv.perturb(answers.rename(columns={"label": "value"}), "pptd",
+                                epsilon=1.0, seed=1, lambda1=2.0, allow_unsafe=True)
+    assert "audit_caveats" not in out.ledger and len(calls) == 1
+
+
+def test_perturb_domain_lies_between_2_and_the_largest_code():
+    answers = _answers(k=2)
+    for bad in (1, mechanisms.MAX_DOMAIN + 1):
+        with pytest.raises(ValueError, match="domain"):
+            crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=bad, seed=1, audit=False)
+    for good in (2, mechanisms.MAX_DOMAIN):
+        out = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=good, seed=1, audit=False)
+        assert out.ledger["parameters"]["domain"] == good
+
+
 def test_synthesize_takes_the_answer_table_already_read(tmp_path):
     # the pipeline's release job reads a dataset once for both seed weightings: a table
     # read_answer_table returned gives the release and the ledger of its file
