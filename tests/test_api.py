@@ -177,20 +177,41 @@ def test_synthesize_reads_its_defaults_from_the_mechanism():
 
 
 def test_synthesize_releases_claims_in_the_data_units_numbered_from_1():
-    """Alg. 1 runs on normalised claims; the release is mapped back (mean + scale·z): each
-    object's released claims sit near its own claims (means 1000, 1010, ... with sd 2), are
-    numbered 1..m, and no object is short of m."""
+    """Alg. 1 runs on normalised claims; the release is mapped back (mean + scale·z): every
+    released claim lies near a claim of its own object (two clusters, at c and c + 10, so a
+    reflection about the mean would land between them), numbered 1..m, no object short of
+    m, a fresh index; the warnings name the caller's line."""
     rng = np.random.default_rng(5)
-    centres = 1000.0 + 10.0 * np.arange(6)
+    centres = 1000.0 + 100.0 * np.arange(6)
+    values = np.concatenate([rng.normal(c + np.r_[np.zeros(9), np.full(3, 10.0)], 0.1)
+                             for c in centres])
     claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], 12),
                            "worker": np.tile([f"u{j}" for j in range(12)], 6),
-                           "value": rng.normal(np.repeat(centres, 12), 2.0)})
-    with pytest.warns(UserWarning):
+                           "value": values})
+    with pytest.warns(UserWarning) as caught:
         out = crowdpriv.synthesize(claims, seed=4, m=4, allow_unsafe=True)
-    released = out.data.groupby("task")["value"].mean()
-    assert np.allclose(released.loc[[f"o{i}" for i in range(6)]].to_numpy(), centres, atol=8.0)
+    assert {w.filename for w in caught} == {__file__}
+    for task, group in out.data.groupby("task"):
+        own = claims.loc[claims["task"] == task, "value"].to_numpy()
+        assert np.abs(group["value"].to_numpy()[:, None] - own[None, :]).min(axis=1).max() < 2.0
     assert (out.data.groupby("task")["claim"].agg(["min", "max"]) == [1, 4]).all().all()
     assert out.ledger["objects_short_of_m"] == []
+    assert out.data.index.equals(pd.RangeIndex(len(out.data)))
+    assert out.extra["budget"].index.equals(pd.RangeIndex(6))
+
+
+def test_synthesize_names_objects_short_of_m_and_at_most_5_without_a_guarantee():
+    """k above every object's claims: no candidate passes Alg. 1's test, so every object is
+    short of m, and has ε = ∞; the warning lists the first 5 of the 6."""
+    rng = np.random.default_rng(6)
+    claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], 8),
+                           "worker": np.tile([f"u{j}" for j in range(8)], 6),
+                           "value": rng.normal(3, 1, 48)})
+    with pytest.warns(UserWarning, match="6 object.s. have no Theorem 2") as caught:
+        out = crowdpriv.synthesize(claims, seed=4, m=3, k=20, allow_unsafe=True)
+    message = next(str(w.message) for w in caught if "Theorem 2" in str(w.message))
+    assert message.endswith(": o0, o1, o2, o3, o4")
+    assert sorted(out.ledger["objects_short_of_m"]) == [f"o{i}" for i in range(6)]
 
 
 def test_perturb_audits_categorical_releases_unless_told_not_to(monkeypatch):
@@ -215,8 +236,11 @@ def test_perturb_domain_lies_between_2_and_the_largest_code():
         with pytest.raises(ValueError, match="domain"):
             crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=bad, seed=1, audit=False)
     for good in (2, mechanisms.MAX_DOMAIN):
-        out = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=good, seed=1, audit=False)
+        with pytest.warns(UserWarning) as caught:  # a seeded release is not private
+            out = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=good, seed=1,
+                                    audit=False)
         assert out.ledger["parameters"]["domain"] == good
+        assert {w.filename for w in caught} == {__file__}  # the caller's line
 
 
 def test_synthesize_takes_the_answer_table_already_read(tmp_path):
