@@ -183,10 +183,11 @@ def test_synthesize_releases_claims_in_the_data_units_numbered_from_1():
     m, a fresh index; the warnings name the caller's line."""
     rng = np.random.default_rng(5)
     centres = 1000.0 + 100.0 * np.arange(6)
-    values = np.concatenate([rng.normal(c + np.r_[np.zeros(9), np.full(3, 10.0)], 0.1)
-                             for c in centres])
-    claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], 12),
-                           "worker": np.tile([f"u{j}" for j in range(12)], 6),
+    sizes = [12, 13] * 3  # two claim counts: objects are released in two batches
+    values = np.concatenate([rng.normal(c + np.r_[np.zeros(n - 3), np.full(3, 10.0)], 0.1)
+                             for c, n in zip(centres, sizes)])
+    claims = pd.DataFrame({"task": np.repeat([f"o{i}" for i in range(6)], sizes),
+                           "worker": np.concatenate([[f"u{j}" for j in range(n)] for n in sizes]),
                            "value": values})
     with pytest.warns(UserWarning) as caught:
         out = crowdpriv.synthesize(claims, seed=4, m=4, allow_unsafe=True)
@@ -209,6 +210,7 @@ def test_synthesize_names_objects_short_of_m_and_at_most_5_without_a_guarantee()
                            "value": rng.normal(3, 1, 48)})
     with pytest.warns(UserWarning, match="6 object.s. have no Theorem 2") as caught:
         out = crowdpriv.synthesize(claims, seed=4, m=3, k=20, allow_unsafe=True)
+    assert {w.filename for w in caught} == {__file__}  # the caller's line
     message = next(str(w.message) for w in caught if "Theorem 2" in str(w.message))
     assert message.endswith(": o0, o1, o2, o3, o4")
     assert sorted(out.ledger["objects_short_of_m"]) == [f"o{i}" for i in range(6)]
@@ -224,9 +226,10 @@ def test_perturb_audits_categorical_releases_unless_told_not_to(monkeypatch):
     assert out.ledger["audit_caveats"] == [{"stub": 1}] and calls[0][:3] == ("rr", 1.0, 5)
     out = crowdpriv.perturb(answers, "rr", epsilon=1.0, domain=5, seed=1, audit=False)
     assert "audit_caveats" not in out.ledger and len(calls) == 1
-    with pytest.warns(UserWarning):
+    with pytest.warns(UserWarning, match="allow-unsafe") as caught:
         out = crowdpriv.perturb(answers.rename(columns={"label": "value"}), "pptd",
                                 epsilon=1.0, seed=1, lambda1=2.0, allow_unsafe=True)
+    assert {w.filename for w in caught} == {__file__}  # the caller's line
     assert "audit_caveats" not in out.ledger and len(calls) == 1
 
 
