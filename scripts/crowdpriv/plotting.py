@@ -24,6 +24,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
+from . import mechanisms  # noqa: E402
+
 __all__ = ["use_style", "save_figure", "plain_log_ticks", "figure_problems", "FigureProblems",
            "REFERENCE", "METHOD_COLOURS", "figure_legend", "thin_numeric_tick_labels"]
 
@@ -36,9 +38,11 @@ REFERENCE = "reference"
 _BAND_WORDS = ("sd", "std", "±")
 #: two series closer than this (pixels, at every point) coincide on screen
 _COINCIDE_PX = 1.5
-#: Okabe-Ito colours of the methods, the same in every figure of every paper
+#: Okabe-Ito colours of the methods, the same in every figure of every paper (LDP-sparse's
+#: by the labels its registry members own)
 METHOD_COLOURS = {
-    "LP": "#0072B2", "RR": "#D55E00", "MF": "#009E73", "2-Layer": "#CC79A7",
+    mechanisms.LP.label: "#0072B2", mechanisms.RR.label: "#D55E00",
+    mechanisms.MF.label: "#009E73", mechanisms.TwoLayer.label: "#CC79A7",
     "PrisCrowd": "#D55E00", "Uniform": "#009E73", "Basic(Strong)": "#CC79A7",
     "Basic(Normal)": "#0072B2", "Basic(Weak)": "#999999",
 }

@@ -436,7 +436,7 @@ def run_mf_sensitivity(
             )
             df.insert(4, "ridge", float(ridge))
             df.insert(4, "d", int(d))
-            df["method"] = f"MF, λ={float(ridge):g}"
+            df["method"] = f"{registry.MF.label}, λ={float(ridge):g}"
             frames.append(df)
     return pd.concat(frames, ignore_index=True)
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from crowdpriv import mechanisms
+
 __all__ = ["plot_panels", "plot_answer_distribution", "save_figure"]
 
 #: line style and marker per method (colour: crowdpriv.plotting.METHOD_COLOURS); markers are
 #: hollow, so a method drawn over another that coincides with it leaves both visible
 _STYLE = {
-    "LP": dict(linestyle="-", marker="o"),
-    "RR": dict(linestyle="--", marker="s"),
-    "MF": dict(linestyle="-.", marker="^"),
-    "2-Layer": dict(linestyle=":", marker="D"),
+    mechanisms.LP.label: dict(linestyle="-", marker="o"),
+    mechanisms.RR.label: dict(linestyle="--", marker="s"),
+    mechanisms.MF.label: dict(linestyle="-.", marker="^"),
+    mechanisms.TwoLayer.label: dict(linestyle=":", marker="D"),
 }
 _OTHER_MARKERS = "ovsDP*X<>"
 
@@ -39,8 +41,8 @@ def method_style(method: str, index: int, n_methods: int) -> dict:
 
     if method in _STYLE:
         style = dict(_STYLE[method], color=METHOD_COLOURS[method])
-    elif method.startswith("MF, λ="):
-        base = np.array(to_rgb(METHOD_COLOURS["MF"]))
+    elif method.startswith(f"{mechanisms.MF.label}, λ="):
+        base = np.array(to_rgb(METHOD_COLOURS[mechanisms.MF.label]))
         shade = 0.7 * index / max(n_methods - 1, 1)  # λ = 0 in MF's colour, then darker
         style = dict(linestyle="-", marker=_OTHER_MARKERS[index % len(_OTHER_MARKERS)],
                      color=tuple(base * (1 - shade) + 0.2 * shade))
