@@ -235,14 +235,21 @@ def test_a_job_that_fails_before_finish_job_exits_with_its_error(root, tmp_path)
     assert run.returncode == 1 and "RuntimeError: boom" in run.stderr + log.read_text()
 
 
-def test_reproduction_cpu_sums_the_records_into_a_sorted_table(tmp_path, root):
+def _reproduction_cpu(root):
+    """benchmarks/reproduction_cpu.py as a module (it is a script, not part of the package)."""
     import importlib.util
-    import json
 
     spec = importlib.util.spec_from_file_location("reproduction_cpu",
                                                   root / "benchmarks/reproduction_cpu.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
+    return module
+
+
+def test_reproduction_cpu_sums_the_records_into_a_sorted_table(tmp_path, root):
+    import json
+
+    module = _reproduction_cpu(root)
     base = tmp_path / "results/benchmarks"
     for name, cpu, unit in (("a/x", 1.0, 0.002), ("b", 4.0, 0.001), ("c/d/y", 0.5, 0.003)):
         (base / name).parent.mkdir(parents=True, exist_ok=True)
@@ -280,13 +287,9 @@ def test_the_run_record_counts_the_scheduler_and_its_children(tmp_path, monkeypa
 
 
 def test_reproduction_cpu_reads_the_whole_run_beside_its_jobs(tmp_path, root):
-    import importlib.util
     import json
 
-    spec = importlib.util.spec_from_file_location("reproduction_cpu",
-                                                  root / "benchmarks/reproduction_cpu.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _reproduction_cpu(root)
     base = tmp_path / "results/benchmarks"
     base.mkdir(parents=True)
     for name, cpu, ended in (("a", 3.0, 150.0), ("b", 2.0, 160.0), ("old", 9.0, 50.0)):
@@ -307,12 +310,7 @@ def test_reproduction_cpu_reads_the_whole_run_beside_its_jobs(tmp_path, root):
 def test_reproduction_cpu_measures_a_job_start_step_by_step(root):
     """The start-up a job pays, measured in a fresh interpreter: each step positive, numpy and
     pandas more than the bare interpreter; the line multiplies it by the jobs."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("reproduction_cpu",
-                                                  root / "benchmarks/reproduction_cpu.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _reproduction_cpu(root)
     steps = module.startup_cpu(repeat=1)
     assert list(steps) == list(module.STARTUP_STEPS)
     assert all(cpu > 0 for cpu in steps.values())
