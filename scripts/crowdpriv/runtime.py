@@ -339,15 +339,18 @@ def _write_cpu_record() -> None:
         record["unit_cpu_s"] = calibration_unit()
         record["unit"] = (f"one np.bincount pass over {CALIBRATION_ANSWERS:,} answers with "
                           "weights (CPU s, median of 5)")
+    _write_record(_CPU_RECORD["path"], record, "the CPU record")
+
+
+def _write_record(path, record: dict, what: str) -> None:
+    """``record`` as JSON at ``path``, whole or not at all (:func:`crowdpriv.files.write_text`);
+    a record must never fail a job or a run: an error writing it is printed and ignored."""
+    from .files import write_text
+
     try:
-        path = Path(_CPU_RECORD["path"])
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(record, indent=1) + "\n")
-        os.replace(tmp, path)
-    except OSError as err:  # a record must never fail a job
-        print(f"crowdpriv: could not write the CPU record {_CPU_RECORD['path']}: {err}",
-              file=sys.stderr)
+        write_text(path, json.dumps(record, indent=1) + "\n")
+    except OSError as err:
+        print(f"crowdpriv: could not write {what} {path}: {err}", file=sys.stderr)
 
 
 #: Where :func:`record_run_cpu` writes (relative to the working directory). Not a ``*.cpu.json``
@@ -364,8 +367,7 @@ def record_run_cpu(path: str | Path = RUN_RECORD) -> None:
     Snakemake's benchmark polling) and its waited-for children's (every local job with its
     shell; on a cluster only the jobs run locally), by ``resource.getrusage``, when the process
     started and when the run ended (epoch seconds), so ``benchmarks/reproduction_cpu.py`` can
-    tell which job records belong to this run, and the calibration unit measured here. A
-    record must never fail a run: an error writing it is printed and ignored.
+    tell which job records belong to this run, and the calibration unit measured here.
     """
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -376,14 +378,7 @@ def record_run_cpu(path: str | Path = RUN_RECORD) -> None:
               "started_at": now - age if age is not None else None, "finished_at": now}
     record["cpu_s"] = record["scheduler_cpu_s"] + record["children_cpu_s"]
     record["unit_cpu_s"] = calibration_unit()
-    try:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(json.dumps(record, indent=1) + "\n")
-        os.replace(tmp, path)
-    except OSError as err:
-        print(f"crowdpriv: could not write the run's CPU record {path}: {err}", file=sys.stderr)
+    _write_record(path, record, "the run's CPU record")
 
 
 class Progress:
