@@ -231,6 +231,32 @@ def test_expected_y_matches_monte_carlo():
     assert (y**2).mean() == pytest.approx((2 * lam2 + lam1) / (lam1 * lam2), rel=1e-2)
 
 
+@pytest.mark.parametrize("lam1", [1e-3, 0.06, 1.0, 2.0, 1e4])
+@pytest.mark.parametrize("c", [1e-6, 0.1, 1.0 - 1e-9, 1.0, 1.0 + 1e-9, 3.0, 1e6])
+def test_expected_y_closed_form_matches_quadrature(lam1, c):
+    """The closed form against E√X = (1/(2√π)) ∫ (1 − E e^{−tX}) t^{−3/2} dt by quadrature
+    (written here apart from it), at every noise level c = λ1/λ2, c = 1 and next to it."""
+    from scipy.integrate import quad
+
+    lam2 = lam1 / c
+
+    def integrand(u):  # t = u², dt = 2u du
+        t = u * u
+        return 2 * u * (1.0 - (lam1 / (lam1 + t)) ** 2 * lam2 / (lam2 + t)) * t**-1.5
+
+    # in pieces split at the two rates' scales (u² = λ), where the integrand bends
+    cuts = [0.0, *sorted({np.sqrt(lam1), np.sqrt(lam2)}), np.inf]
+    want = sum(quad(integrand, a, b, limit=400, epsabs=0, epsrel=1e-12)[0]
+               for a, b in zip(cuts, cuts[1:])) / (2 * np.sqrt(np.pi))
+    assert expected_y(lam1, lam2) == pytest.approx(want, rel=1e-9)
+
+
+def test_expected_y_limits():
+    """λ1 = λ2: X ~ Gamma(3, λ1), E√X = Γ(7/2)/(Γ(3)√λ1); λ2 → ∞ (no noise): Gamma(2, λ1)."""
+    assert expected_y(2.0, 2.0) == pytest.approx(math.gamma(3.5) / (2 * math.sqrt(2.0)), rel=1e-15)
+    assert expected_y(2.0, 1e300) == pytest.approx(math.gamma(2.5) / math.sqrt(2.0), rel=1e-12)
+
+
 # --- synthetic data and experiments ---------------------------------------------------------
 
 

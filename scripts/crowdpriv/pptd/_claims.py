@@ -273,15 +273,15 @@ CLAIMS: tuple[Claim, ...] = (
     Claim("pptd.fig2.thm43_exact",
           "Theorem 4.3: Pr{MAE >= α} <= β, with E(Y) computed exactly (Sec. 4.1)",
           ("Fig. 2",),
-          "as above with α from E(Y) by quadrature (the printed E(Y) is wrong, see the erratum "
-          "check)",
+          "as above with α from E(Y) computed exactly (in closed form, crowdpriv.pptd."
+          "expected_y; the printed E(Y) is wrong, see the erratum check)",
           _thm43_bound("exact")),
     Claim("pptd.fig2.thm43_printed_expectation",
           "The closed form of E(Y) printed in the proof of Theorem 4.3 equals the expectation "
           "it defines, Y = sqrt(σ_s² + σ_s'² + δ_s'²)",
           ("Fig. 2",),
-          "α_λ1,c = 2√2/√π · E(Y) from the printed closed form equals it from E(Y) by "
-          "quadrature within printed_formula_rel_tol (ours), at every c of Fig. 2 (signed "
+          "α_λ1,c = 2√2/√π · E(Y) from the printed closed form equals it from E(Y) computed "
+          "exactly within printed_formula_rel_tol (ours), at every c of Fig. 2 (signed "
           "values, before Theorem 4.3 takes the larger of α_λ1,c and its second condition)",
           thm43_printed_expectation, "erratum"),
     Claim("pptd.fig3.noise_falls_with_lambda1",
