@@ -127,7 +127,7 @@ def test_closed_forms():
     assert lp_null_exact_epsilon(eps, k, 0) == pytest.approx(expect)
     assert two_layer_exact_epsilon(1.0, 5, spread=0.0) == pytest.approx(1.0)
     # ε_i ~ U(0, 2ε): ∫ e^x/(k+e^x) dx = ln(k+e^x) and ∫ 1/(k+e^x) dx = (x − ln(k+e^x))/k,
-    # a closed form written apart from the quadrature the member runs
+    # the antiderivatives written here apart from the member's log1p/expm1 forms
     keep = np.log((k + np.exp(2.0)) / (k + 1.0))
     other = (2.0 - keep) / k
     assert two_layer_exact_epsilon(1.0, 5, spread=1.0) == pytest.approx(np.log(keep / other),

@@ -201,6 +201,32 @@ def test_two_layer_mixture_epsilon_by_quadrature():
                                                                  rel=1e-8)
 
 
+@pytest.mark.parametrize("k", [2, 11, 63])
+@pytest.mark.parametrize("eps", [1e-6, 0.1, 1.0, 20.0, 100.0, 400.0])
+@pytest.mark.parametrize("spread", [1e-7, 0.5, 1.0])
+def test_two_layer_mixture_integrals_match_quadrature(k, eps, spread):
+    """The closed forms of E[keep] and E[other] over ε_i ~ U(ε(1−s), ε(1+s)) against adaptive
+    quadrature at 1e-13: narrow intervals (s = 1e-7), e^ε_i ≫ |Γ| (ε = 100, s = 0.5: other is
+    ~e^−50), hi − lo > 700 (ε = 400, s = 1: keep from other) and ε → 0; the channel's rows sum to 1."""
+    from scipy import integrate
+
+    from crowdpriv.mechanisms.two_layer import (_mixture_integrals, two_layer_channel,
+                                                two_layer_exact_epsilon)
+
+    lo, hi = eps * (1 - spread), eps * (1 + spread)
+    opts = dict(epsabs=0, epsrel=1e-13, limit=200)
+    # the integrands e^x/(k + e^x) and 1/(k + e^x), divided by e^x (no overflow at x = 800)
+    keep = integrate.quad(lambda e: 1 / (1 + k * np.exp(-e)), lo, hi, **opts)[0]
+    other = integrate.quad(lambda e: np.exp(-e) / (1 + k * np.exp(-e)), lo, hi, **opts)[0]
+    got_keep, got_other = _mixture_integrals(lo, hi, float(k))
+    assert got_keep == pytest.approx(keep, rel=1e-12)
+    assert got_other == pytest.approx(other, rel=1e-12)
+    assert two_layer_exact_epsilon(eps, k, spread) == pytest.approx(
+        math.log(keep) - math.log(other), rel=1e-12, abs=1e-15)
+    assert two_layer_channel(eps, k, spread).sum(axis=1) == pytest.approx(np.ones(k + 1),
+                                                                          rel=1e-12)
+
+
 @pytest.mark.parametrize("eps, k, l1", [(1.0, 5, 1.0), (0.5, 10, 0.6)])
 def test_mf_value_change_epsilon(eps, k, l1):
     from crowdpriv.mechanisms.mf import mf_value_epsilon

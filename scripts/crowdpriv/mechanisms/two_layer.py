@@ -81,35 +81,48 @@ def two_layer_apply(codes, draws, epsilon, *, domain_size: int) -> np.ndarray:
     return rr_apply(codes, uniforms, (eps * multiplier)[..., None], domain_size=domain_size)
 
 
+def _mixture_integrals(lo: float, hi: float, k: float) -> tuple[float, float]:
+    """``(∫ e^x/(k + e^x) dx, ∫ 1/(k + e^x) dx)`` over [lo, hi] (0 ≤ lo < hi): RR's keep and
+    other-symbol probabilities (Eq. 8) integrated over ε_i, in closed form.
+
+    The antiderivatives are ln(k + e^x) and −ln(1 + k e^{−x})/k; written as log1p of a
+    difference that expm1 computes directly, neither loses digits to cancellation, whether the
+    interval is narrow (spread → 0) or e^x ≫ k on it (large ε, where ``other`` is ~e^{−lo})::
+
+        other = log1p(−k e^{−lo} expm1(lo − hi) / (1 + k e^{−hi})) / k
+        keep  = log1p(expm1(hi − lo) / (1 + k e^{−lo}))    (= (hi − lo) − k · other)
+
+    (the second form of ``keep`` where expm1 would overflow, hi − lo > 700).
+    """
+    d = hi - lo
+    other = np.log1p(-k * np.exp(-lo) * np.expm1(-d) / (1.0 + k * np.exp(-hi))) / k
+    keep = np.log1p(np.expm1(d) / (1.0 + k * np.exp(-lo))) if d <= 700.0 else d - k * other
+    return float(keep), float(other)
+
+
 def two_layer_exact_epsilon(epsilon: float, domain_size: int, spread: float = 1.0) -> float:
     """Exact ε per cell of the 2-Layer baseline for an adversary who does not know ε_i: RR
     (Eq. 8) at ε_i ~ U(ε(1−s), ε(1+s)) drawn once per worker. A cell's output is the mixture
     over ε_i, so the largest ratio of output probabilities is
-    E[e^ε_i/(|Γ|+e^ε_i)] / E[1/(|Γ|+e^ε_i)] (keep vs one other symbol)."""
-    from scipy import integrate
-
-    k = float(domain_size)
+    E[e^ε_i/(|Γ|+e^ε_i)] / E[1/(|Γ|+e^ε_i)] (keep vs one other symbol), both expectations in
+    closed form (:func:`_mixture_integrals`)."""
     lo, hi = epsilon * (1 - spread), epsilon * (1 + spread)
     if hi - lo <= 0:
         return float(epsilon)
-    keep = integrate.quad(lambda e: np.exp(e) / (k + np.exp(e)), lo, hi)[0]
-    other = integrate.quad(lambda e: 1.0 / (k + np.exp(e)), lo, hi)[0]
-    return float(np.log(keep / other))
+    keep, other = _mixture_integrals(lo, hi, float(domain_size))
+    return float(np.log(keep) - np.log(other))
 
 
 def two_layer_channel(epsilon: float, domain_size: int, spread: float = 1.0) -> np.ndarray:
     """A cell's channel P[output | input] marginalised over ε_i ~ U(ε(1−s), ε(1+s)): the mean
-    of Eq. 8's channel over ε_i (quadrature)."""
-    from scipy import integrate
-
+    of Eq. 8's channel over ε_i (closed form, :func:`_mixture_integrals`)."""
     lo, hi = epsilon * (1 - spread), epsilon * (1 + spread)
     if hi - lo <= 0:
         return rr_channel(epsilon, domain_size)
     k = float(domain_size)
-    keep = integrate.quad(lambda e: np.exp(e) / (k + np.exp(e)), lo, hi)[0] / (hi - lo)
-    other = integrate.quad(lambda e: 1.0 / (k + np.exp(e)), lo, hi)[0] / (hi - lo)
-    out = np.full((int(k) + 1, int(k) + 1), other)
-    np.fill_diagonal(out, keep)
+    keep, other = _mixture_integrals(lo, hi, k)
+    out = np.full((int(k) + 1, int(k) + 1), other / (hi - lo))
+    np.fill_diagonal(out, keep / (hi - lo))
     return out
 
 
