@@ -14,11 +14,14 @@ from crowdpriv.runtime import finish_job, start_job
 logger = start_job(snakemake)  # noqa: F821
 
 import importlib  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import pandas as pd  # noqa: E402
 
 from crowdpriv.readings import (  # noqa: E402
     DEFAULT,
+    derived_notes,
+    has_rerun,
     parse_readings,
     tables_under,
     verdict_matrix,
@@ -42,13 +45,20 @@ kwargs = dict(p.claims_kwargs)
 kwargs["significance"] = Significance.from_mapping(kwargs["significance"])
 claims = {DEFAULT: pd.read_csv(snakemake.input.default)}  # noqa: F821
 notes = []
-for reading, folder in zip(readings[1:], snakemake.input.reruns):  # noqa: F821
+# results/<paper>/readings/<reading>/rerun, for the readings that have a re-run job
+folders = {Path(folder).parent.name: folder for folder in snakemake.input.reruns}  # noqa: F821
+for reading in readings[1:]:
+    folder = folders.get(reading.name)
+    if (folder is None) == has_rerun(paper, reading):
+        raise ValueError(f"reading {reading.name}: re-run folder {folder!r} does not match "
+                         "crowdpriv.readings.has_rerun (the rules and this job disagree)")
     tables, absent = tables_under(paper, reading, default_tables, folder)
     claims[reading.name] = paper.evaluate_claims(
         tables, absent=absent, **{**kwargs, "thresholds": dict(p.thresholds[reading.name])})
     logger.info("reading %s: left out %s\n%s", reading.name, sorted(absent),
                 claims[reading.name][["claim_id", "status"]].to_string())
-    lines = pd.read_csv(f"{folder}/notes.csv")["note"].tolist()
+    lines = (pd.read_csv(f"{folder}/notes.csv")["note"].tolist() if folder is not None
+             else derived_notes(reading, paper.TABLE_KEYS))
     notes.append(f"- **{reading.name}**: " + ("; ".join(lines) or "nothing re-run"))
 write_csv(pd.concat([c.assign(under_reading=name) for name, c in claims.items() if name != DEFAULT],
                     ignore_index=True).pipe(lambda d: d[["under_reading", *d.columns[:-1]]]),

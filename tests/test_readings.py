@@ -392,6 +392,35 @@ def test_configured_derivable_readings_re_run_nothing():
             assert all("no re-run" in n for n in notes)
 
 
+def test_has_rerun_and_the_matrix_without_a_folder(tmp_path):
+    """A derivable reading has no re-run job (has_rerun, which the rules and the matrix job
+    ask); the matrix then takes its tables from the default's columns with no folder, the same
+    tables a folder holding only its (empty) re-run outputs gives, and notes the ones it
+    reaches; every configured reading of PPTD (no DERIVED_KEYS) has a job."""
+    for paper, module in (("ldp_sparse", ldp_sparse), ("priscrowd", priscrowd),
+                          ("pptd", pptd)):
+        for reading in rd.parse_readings(CONFIG[paper]["readings"],
+                                         where=f"{paper}.readings")[1:]:
+            derived = getattr(module, "DERIVED_KEYS", None)
+            assert rd.has_rerun(module, reading) == (
+                derived is None or not rd.derivable(reading, derived)), reading.name
+    sise = rd.Reading("sise_sqrt", "SISE", "w", {"sise": "sqrt"})
+    assert not rd.has_rerun(priscrowd, sise)
+    assert rd.has_rerun(priscrowd, rd.Reading("cap", "cap", "w", {"max_candidates": 9}))
+    assert rd.has_rerun(pptd, rd.Reading("x", "a", "w", {"sise": "sqrt"}))  # no DERIVED_KEYS
+    notes = rd.derived_notes(sise, priscrowd.TABLE_KEYS)
+    assert notes and notes == priscrowd.rerun_tables(sise, {}, seed=0, data_paths={})[2]
+    assert all(n.endswith(": from the default run's columns (no re-run)") for n in notes)
+    default = _simulated()
+    tables = {"table2": default["table"]}
+    (tmp_path / "absent.csv").write_text("table,reason\n")
+    with_folder = rd.tables_under(priscrowd, sise, tables, tmp_path)
+    without = rd.tables_under(priscrowd, sise, tables, None)
+    assert without[1] == with_folder[1] == {}
+    pd.testing.assert_frame_equal(without[0]["table2"], with_folder[0]["table2"])
+    assert not without[0]["table2"].equals(default["table"])  # the SISE column was selected
+
+
 def test_fig3_case_ise_reads_only_its_columns():
     # the PrisCrowd re-runs write and read back only these columns of Fig. 3's curves
     from crowdpriv.priscrowd import FIG3_ISE_READS, fig3_case_ise

@@ -43,6 +43,8 @@ __all__ = [
     "apply_override",
     "as_written",
     "derivable",
+    "derived_notes",
+    "has_rerun",
     "merge_tables",
     "tables_under",
     "parse_readings",
@@ -163,16 +165,20 @@ def merge_tables(default_tables: Mapping[str, pd.DataFrame], rerun: Mapping[str,
 
 
 def tables_under(paper, reading: Reading, default_tables: Mapping[str, pd.DataFrame],
-                 rerun_folder: str | Path) -> tuple[dict, dict]:
+                 rerun_folder: str | Path | None) -> tuple[dict, dict]:
     """The claims' tables of ``paper`` (its module) under ``reading``: the tables its re-run
     job wrote into ``rerun_folder`` replace the default's (:func:`merge_tables`), then the
     paper's ``derive_tables`` applies the settings whose every value the default run computed
-    (:func:`derivable`). Returns the tables and the ones left out (name -> reason)."""
-    folder = Path(rerun_folder)
-    absent_table = pd.read_csv(folder / "absent.csv")
-    absent = dict(zip(absent_table["table"], absent_table["reason"]))
-    rerun = {name: pd.read_csv(folder / f"{name}.csv") for name in default_tables
-             if (folder / f"{name}.csv").is_file()}
+    (:func:`derivable`). ``rerun_folder`` None: a reading without a re-run job
+    (:func:`has_rerun`), nothing replaced. Returns the tables and the ones left out
+    (name -> reason)."""
+    absent, rerun = {}, {}
+    if rerun_folder is not None:
+        folder = Path(rerun_folder)
+        absent_table = pd.read_csv(folder / "absent.csv")
+        absent = dict(zip(absent_table["table"], absent_table["reason"]))
+        rerun = {name: pd.read_csv(folder / f"{name}.csv") for name in default_tables
+                 if (folder / f"{name}.csv").is_file()}
     methods = None if reading.methods is None else tuple(reading.methods)
     tables = merge_tables(default_tables, rerun, absent, methods)
     if hasattr(paper, "derive_tables"):
@@ -229,6 +235,22 @@ def derivable(reading: Reading, derived_keys: Mapping[str, Sequence[str] | None]
                                     or not set(reading.methods) <= set(methods)):
             return False
     return True
+
+
+def has_rerun(paper, reading: Reading) -> bool:
+    """Whether ``reading`` of ``paper`` (its module) has a re-run job: not when its tables
+    follow from the default run's own columns (:func:`derivable` over the paper's
+    ``DERIVED_KEYS``), which the readings matrix selects itself (:func:`derived_notes`). The
+    rules (which jobs exist) and the matrix job (which folders to read) both ask here."""
+    derived = getattr(paper, "DERIVED_KEYS", None)
+    return derived is None or not derivable(reading, derived)
+
+
+def derived_notes(reading: Reading, table_keys: Mapping[str, Sequence[str]]) -> list[str]:
+    """What a reading without a re-run job (:func:`has_rerun`) did: one note per table it
+    reaches, each taken from the default run's columns."""
+    return [f"{name}: from the default run's columns (no re-run)"
+            for name in affected_tables(reading, table_keys)]
 
 
 def rerun_keys(reading: Reading, table_keys: Mapping[str, Sequence[str]],

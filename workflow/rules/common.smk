@@ -503,6 +503,18 @@ def reading_names(paper):
     return [r.name for r in paper_readings(paper)[1:]]
 
 
+def rerun_reading_names(paper):
+    """The readings of a paper that have a re-run job (crowdpriv.readings.has_rerun): not
+    those whose tables follow from the default run's own columns (the matrix selects them).
+    """
+    import importlib
+
+    from crowdpriv.readings import has_rerun
+
+    core = importlib.import_module(f"crowdpriv.{paper}")
+    return [r.name for r in paper_readings(paper)[1:] if has_rerun(core, r)]
+
+
 def reading_spec(paper, name):
     """A reading as a plain dict (a job parameter: editing it re-runs that reading only)."""
     for reading in paper_readings(paper):
@@ -582,8 +594,8 @@ def reading_thresholds(paper):
 
 
 def reading_wildcards():
-    """Every registered paper's reading names, as a wildcard pattern."""
-    names = sorted({name for paper in READINGS for name in reading_names(paper)})
+    """Every registered paper's readings with a re-run job, as a wildcard pattern."""
+    names = sorted({name for paper in READINGS for name in rerun_reading_names(paper)})
     return "|".join(names) or "no-readings"
 
 

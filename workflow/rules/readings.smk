@@ -1,8 +1,9 @@
 # Readings (crowdpriv.readings): every claim of a paper under each of its named readings.
 # One re-run job per (paper, reading) re-runs only the tables the reading's override reaches
-# (it needs the processed data only, so it runs beside the default experiments); one job per
-# paper merges them into the default tables, evaluates the claims under every reading and
-# writes the matrix.
+# (it needs the processed data only, so it runs beside the default experiments); a reading
+# whose tables follow from the default run's own columns has none (rerun_reading_names). One
+# job per paper merges them into the default tables, evaluates the claims under every reading
+# and writes the matrix.
 # Papers take part by register_readings() in their rule file.
 
 
@@ -59,7 +60,7 @@ rule readings_matrix:
         reruns=lambda w: expand(
             "results/{paper}/readings/{reading}/rerun",
             paper=w.reading_paper,
-            reading=reading_names(w.reading_paper),
+            reading=rerun_reading_names(w.reading_paper),
         ),
     output:
         csv="results/{reading_paper}/readings.csv",

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..jobs import select
-from ..readings import Reading, affected_tables, as_written, derivable
+from ..readings import Reading, affected_tables, as_written, derivable, derived_notes
 from ..tables import align_truth, claims_to_matrix, read_claims, read_truth
 from ._experiments import (
     answer_distribution,
@@ -204,8 +204,7 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
 
     new, absent, notes = {}, {}, []
     if derivable(reading, DERIVED_KEYS):
-        return new, absent, [f"{name}: from the default run's columns (no re-run)"
-                             for name in affected_tables(reading, TABLE_KEYS)]
+        return new, absent, derived_notes(reading, TABLE_KEYS)
     for name in affected_tables(reading, TABLE_KEYS):
         if name in not_rerun:
             absent[name] = (f"not re-run under reading {reading.name} (its settings reach it; "

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..jobs import select
-from ..readings import Reading, affected_tables, as_written, derivable
+from ..readings import Reading, affected_tables, as_written, derivable, derived_notes
 from ..seeds import derive_rng
 from ..tables import read_claims, read_truth
 from ._experiments import (Params, drop_single_claim_objects, run_real_dataset, run_simulated,
@@ -168,8 +168,7 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
     affected = affected_tables(reading, TABLE_KEYS)
     if derivable(reading, DERIVED_KEYS):
         # fig5 (work) and fig3_ise read no SISE: unchanged; the others carry both definitions
-        return {}, {}, [f"{name}: from the default run's columns (no re-run)"
-                        for name in affected]
+        return {}, {}, derived_notes(reading, TABLE_KEYS)
     if methods is not None:  # Fig. 3 is phase 1 only; Fig. 5 and Theorem 2 are PrisCrowd's
         affected = [t for t in affected if t not in ("fig3_ise", "fig3_claims")
                     and (t not in ("fig5", "budget") or "PrisCrowd" in methods)]
