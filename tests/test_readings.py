@@ -419,6 +419,12 @@ def test_has_rerun_and_the_matrix_without_a_folder(tmp_path):
     assert without[1] == with_folder[1] == {}
     pd.testing.assert_frame_equal(without[0]["table2"], with_folder[0]["table2"])
     assert not without[0]["table2"].equals(default["table"])  # the SISE column was selected
+    # a reading with a job: the table its re-run wrote replaces the default's
+    cap = rd.Reading("cap", "cap", "w", {"max_candidates": 9})
+    rerun = default["table"].assign(ISE=default["table"]["ISE"] * 2)
+    rerun.to_csv(tmp_path / "table2.csv", index=False)
+    got = rd.tables_under(priscrowd, cap, tables, tmp_path)[0]["table2"]
+    pd.testing.assert_frame_equal(got, pd.read_csv(tmp_path / "table2.csv"))
 
 
 def test_fig3_case_ise_reads_only_its_columns():

@@ -96,7 +96,10 @@ def _mixture_integrals(lo: float, hi: float, k: float) -> tuple[float, float]:
     """
     d = hi - lo
     other = np.log1p(-k * np.exp(-lo) * np.expm1(-d) / (1.0 + k * np.exp(-hi))) / k
-    keep = np.log1p(np.expm1(d) / (1.0 + k * np.exp(-lo))) if d <= 700.0 else d - k * other
+    if d <= 700.0:  # pragma: no mutate (equivalent: < moves only d = 700, where both agree)
+        keep = np.log1p(np.expm1(d) / (1.0 + k * np.exp(-lo)))
+    else:
+        keep = d - k * other
     return float(keep), float(other)
 
 
