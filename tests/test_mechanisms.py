@@ -207,7 +207,8 @@ def test_two_layer_mixture_epsilon_by_quadrature():
 def test_two_layer_mixture_integrals_match_quadrature(k, eps, spread):
     """The closed forms of E[keep] and E[other] over ε_i ~ U(ε(1−s), ε(1+s)) against adaptive
     quadrature at 1e-13: narrow intervals (s = 1e-7), e^ε_i ≫ |Γ| (ε = 100, s = 0.5: other is
-    ~e^−50), hi − lo > 700 (ε = 400, s = 1: keep from other) and ε → 0; the channel's rows sum to 1."""
+    ~e^−50), hi − lo > 700 (ε = 400, s = 1: keep from other) and ε → 0; the channel's rows sum
+    to 1."""
     from scipy import integrate
 
     from crowdpriv.mechanisms.two_layer import (_mixture_integrals, two_layer_channel,

@@ -221,6 +221,46 @@ def test_utility_bound_of_theorem_4_3_by_hand():
     assert utility_c_upper(2.0, a, 0.1, 10) >= 30.0 - 1e-9
 
 
+def test_theorem_4_3_pieces_pinned_by_value():
+    """Each piece of Theorem 4.3 at values where no factor is 1 (α = 2, S = 10, β = 0.1)."""
+    lam1, alpha, beta, n = 2.0, 2.0, 0.1, 10
+    hand = lam1 * math.sqrt(math.pi) * (alpha**2 * beta * n**2 / (4 * math.sqrt(2))
+                                        + alpha**2 * math.sqrt(math.pi) / 8 + alpha
+                                        + 2 / math.sqrt(math.pi)) - 2
+    assert utility_c_upper(lam1, alpha, beta, n) == pytest.approx(hand, rel=1e-12)
+    # Theorem A.1 at c = 1 (the printed general form divides by 1 − c there)
+    assert utility_alpha_lower(lam1, 1.0) == pytest.approx(15 * math.sqrt(2 * lam1) / 8,
+                                                           rel=1e-12)
+    assert utility_alpha_lower(lam1, 1.2) != pytest.approx(15 * math.sqrt(2 * lam1) / 8)
+    # the exact form: α/2 = √(2/π) E(Y), E(Y) in closed form with s = √c
+    c = 2.0
+    sc = math.sqrt(c)
+    ey = math.sqrt(math.pi) / 2 * (sc**3 + 2 * sc**2 + 3 * sc + 1.5) / ((1 + sc) ** 2
+                                                                       * math.sqrt(lam1))
+    assert ey == pytest.approx(1.3516, abs=1e-4)  # the docstring's example
+    assert utility_alpha_lower(lam1, c, form="exact") == pytest.approx(
+        2 * math.sqrt(2 / math.pi) * ey, rel=1e-12)
+    # utility_alpha: where the second condition binds (small λ1), its α solves C(α) = c
+    for small, c, b, s_users in ((0.001, 0.5, 0.001, 1), (0.001, 0.5, 0.1, 2),
+                                 (0.001, 0.5, 0.01, 3), (0.001, 0.01, 0.001, 2)):
+        a = float(utility_alpha(small, c, b, s_users))
+        assert a > utility_alpha_lower(small, c)
+        assert utility_c_upper(small, a, b, s_users) == pytest.approx(c, rel=1e-9)
+    # where α_{λ1,c} binds, it is returned, also below 1 (λ1 = 20, c = 0.01: the root is < 0)
+    for big, c in ((lam1, 0.5), (20.0, 0.01)):
+        assert float(utility_alpha(big, c, beta, n)) == pytest.approx(
+            float(utility_alpha_lower(big, c)), rel=1e-12)
+    assert float(utility_alpha_lower(20.0, 0.01)) < 1
+    for bad in (dict(beta=0.0), dict(beta=1.5), dict(n_users=0)):
+        with pytest.raises(ValueError):
+            utility_alpha(lam1, 2.0, bad.get("beta", beta), bad.get("n_users", n))
+    assert float(utility_alpha(lam1, 2.0, 1.0, 1)) > 0  # β = 1 and S = 1 allowed
+    for bad in (dict(beta=-0.1), dict(beta=1.5), dict(n_users=0)):
+        with pytest.raises(ValueError):
+            utility_c_upper(lam1, alpha, bad.get("beta", beta), bad.get("n_users", n))
+    assert utility_c_upper(lam1, alpha, 1.0, 1) > utility_c_upper(lam1, alpha, 0.0, 1)
+
+
 def test_expected_y_matches_monte_carlo():
     rng = np.random.default_rng(3)
     lam1, lam2 = 2.0, 1.0

@@ -86,7 +86,8 @@ def utility_alpha_lower(lam1, c, *, form: str = "printed"):
     if form != "printed":
         raise ValueError(f"form must be 'printed' or 'exact', got {form!r}")
     one = np.isclose(cc, 1.0)
-    cs = np.where(one, 0.5, cc)  # any value != 1; the c = 1 entries take Theorem A.1 below
+    # any value != 1; the c = 1 entries take Theorem A.1 below
+    cs = np.where(one, 0.5, cc)  # pragma: no mutate (equivalent: that value is discarded)
     general = (2 * np.sqrt(2) / (np.sqrt(l1) * (1 - cs))) * (
         0.75 - cs * (cs + np.sqrt(cs) + 1) / (np.sqrt(2) * (1 + np.sqrt(cs)))
     )
@@ -121,5 +122,8 @@ def utility_alpha(lam1, c, beta, n_users, *, form: str = "printed"):
     sp = np.sqrt(np.pi)
     qa = bt * s**2 / (4 * np.sqrt(2)) + sp / 8
     qc = 2 / sp - (cc + 2) / (l1 * sp)
-    root = (-1 + np.sqrt(np.maximum(1 - 4 * qa * qc, 0.0))) / (2 * qa)
+    # a discriminant below 1 (qc > 0) gives a root ≤ 0, clipped to 0 below: any floor in
+    # [0, 1] gives the same α
+    disc = np.maximum(1 - 4 * qa * qc, 0.0)  # pragma: no mutate (equivalent, above)
+    root = (-1 + np.sqrt(disc)) / (2 * qa)
     return np.maximum(utility_alpha_lower(l1, cc, form=form), np.maximum(root, 0.0))
