@@ -419,12 +419,14 @@ def test_aware_table_keeps_the_runs_order_of_datasets():
 
 # -- which claims a run has -------------------------------------------------------------------
 def test_default_after_claims_only_for_label_mechanisms_with_a_default():
-    # PPTD releases numbers (the check reads accuracy); priscrowd has no default after
+    # PPTD and Basic release numbers (the check reads accuracy): by the member's answer type,
+    # whatever its name; priscrowd has no default after
     assert "pptd" in inference.DEFAULT_AFTER and "priscrowd" not in inference.DEFAULT_AFTER
+    assert "basic" in inference.DEFAULT_AFTER
     claims = bench.claims_for([("d1", "rr"), ("v", "pptd"), ("v", "pptd-laplace"),
-                               ("v", "priscrowd")])
+                               ("v", "priscrowd"), ("v", "basic"), ("d1", "lp")])
     assert [c.claim_id for c in claims if c.claim_id.startswith("benchmark.default_after.")] \
-        == ["benchmark.default_after.rr"]
+        == ["benchmark.default_after.rr", "benchmark.default_after.lp"]
 
 
 def test_without_runs_every_claim_is_not_testable():
