@@ -45,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from crowdpriv import categorical as cat  # noqa: E402
+from crowdpriv.files import atomic_path, write_text  # noqa: E402
 from crowdpriv.examples import rr_answers_only  # noqa: E402
 from crowdpriv.mechanisms import answer_codes, codes_to_answers  # noqa: E402
 from crowdpriv.mechanisms.lp import lp_perturb  # noqa: E402
@@ -357,12 +358,14 @@ def timing(repeat):
 
 
 def write_tables(summary, out):
-    summary.to_csv(out / "summary.csv", index=False, float_format="%.6g")
+    with atomic_path(out / "summary.csv") as tmp:  # written whole or not at all
+        summary.to_csv(tmp, index=False, float_format="%.6g")
     md = markdown(summary)
-    (out / "summary.md").write_text(md)
+    write_text(out / "summary.md", md)
     table, wide = wide_table(summary)
-    table.to_csv(out / "table.csv", index=False, float_format="%.4f")
-    (out / "table.md").write_text(wide)
+    with atomic_path(out / "table.csv") as tmp:  # written whole or not at all
+        table.to_csv(tmp, index=False, float_format="%.4f")
+    write_text(out / "table.md", wide)
     print(md)
     print(wide)
 
@@ -397,11 +400,13 @@ def main(argv=None):
                 print(f"{name} {mech} eps={eps}: {reps} releases, {cpu() - t0:.0f} s CPU",
                       flush=True)
     runs = pd.DataFrame(rows)
-    runs.to_csv(out / "runs.csv", index=False, float_format="%.6g")
+    with atomic_path(out / "runs.csv") as tmp:  # written whole or not at all
+        runs.to_csv(tmp, index=False, float_format="%.6g")
     write_tables(summarise(runs), out)
     if args.repeat > 0:
         tim = timing(args.repeat)
-        tim.to_csv(out / "timing.csv", index=False, float_format="%.4g")
+        with atomic_path(out / "timing.csv") as tmp:  # written whole or not at all
+            tim.to_csv(tmp, index=False, float_format="%.4g")
         print(tim.to_markdown(index=False, floatfmt=".4g"))
     return 0
 

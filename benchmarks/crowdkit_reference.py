@@ -50,6 +50,9 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from crowdpriv.files import atomic_path, write_text  # noqa: E402  (stdlib only)
+
 MIRROR = ROOT.parent / "shared" / "datasets" / "truth_inference_benchmark"
 OUT = ROOT / "benchmarks" / "crowdkit"
 
@@ -127,7 +130,8 @@ def run_categorical(name: str):
     counts = df.groupby(["task", "label"]).size().unstack(fill_value=0)
     top = counts.max(axis=1)
     out["mv_tie"] = (counts.eq(top, axis=0).sum(axis=1) > 1).reindex(tasks).astype(int)
-    out.reset_index().to_csv(OUT / f"{name}_labels.csv", index=False)
+    with atomic_path(OUT / f"{name}_labels.csv") as tmp:  # written whole or not at all
+        out.reset_index().to_csv(tmp, index=False)
     return rows
 
 
@@ -157,7 +161,8 @@ def run_emotion():
                          "params": json.dumps({} if method != "RASA_1d" else
                                               {"n_iter": 100, "tol": 1e-9, "alpha": 0.05})})
         print(f"emotion  {method:18s} MAE {rows[-2]['value']:.3f} RMSE {rows[-1]['value']:.3f}")
-    est.reset_index().to_csv(OUT / "emotion.csv", index=False)
+    with atomic_path(OUT / "emotion.csv") as tmp:  # written whole or not at all
+        est.reset_index().to_csv(tmp, index=False)
     return rows
 
 
@@ -167,7 +172,6 @@ def run_rr_answers(reps: int = 20):
     answered cells (:func:`crowdpriv.examples.rr_answers_only`, plain numpy, imported from the
     repository), ε in {1, 2}, the same seeds (``[27, 0, 3, round(100 ε), rep]``, as that
     script's ``run_release`` derives them). Writes ``product_rr_answers.csv``."""
-    sys.path.insert(0, str(ROOT / "scripts"))
     from crowdkit.aggregation import DawidSkene, MajorityVote
     from crowdpriv.examples import rr_answers_only
 
@@ -192,7 +196,8 @@ def run_rr_answers(reps: int = 20):
                          "DawidSkene": (ds == truth).mean(),
                          "DawidSkene_iterations": len(model.loss_history_)})
     out = pd.DataFrame(rows)
-    out.to_csv(OUT / "product_rr_answers.csv", index=False, float_format="%.6g")
+    with atomic_path(OUT / "product_rr_answers.csv") as tmp:  # written whole or not at all
+        out.to_csv(tmp, index=False, float_format="%.6g")
     mean = out.groupby("epsilon").mean()
     print("product, RR on answered cells (crowd-kit):")
     print(mean.drop(columns="rep").to_string(float_format=lambda v: f"{v:.4f}"))
@@ -209,7 +214,8 @@ def main(argv=None):
     rows = run_categorical("product") + run_categorical("dog") + run_emotion()
     run_rr_answers()
     acc = pd.DataFrame(rows)
-    acc.to_csv(OUT / "accuracy.csv", index=False, float_format="%.6g")
+    with atomic_path(OUT / "accuracy.csv") as tmp:  # written whole or not at all
+        acc.to_csv(tmp, index=False, float_format="%.6g")
     meta = {
         "crowd_kit": version("crowd-kit"), "numpy": np.__version__, "pandas": pd.__version__,
         "scipy": version("scipy"), "scikit_learn": version("scikit-learn"),
@@ -221,7 +227,7 @@ def main(argv=None):
                   "answers; RASA_1d is RASA on the number as a 1-d embedding (off-label), "
                   "mean/median are pandas baselines."),
     }
-    (OUT / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    write_text(OUT / "meta.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
     print(acc.to_string(index=False))
     return 0
 

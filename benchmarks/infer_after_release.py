@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import crowdpriv  # noqa: E402
 from crowdpriv import mechanisms  # noqa: E402
+from crowdpriv.files import atomic_path  # noqa: E402
 from crowdpriv.examples import RRAnswersOnly  # noqa: E402
 
 #: Datasets: processed answers and gold, and |Γ| (product and dog from their config blocks,
@@ -99,7 +100,8 @@ def main(argv=None) -> int:
     table = summarise(runs)
     out = ROOT / "results" / "benchmarks" / "infer_after_release.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
-    runs.to_csv(out, index=False)
+    with atomic_path(out) as tmp:  # written whole or not at all
+        runs.to_csv(tmp, index=False)
     print(table.to_markdown(index=False, floatfmt=".4f"))
     return 0
 

@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from crowdpriv.answers import Answers, DenseAnswers  # noqa: E402
+from crowdpriv.files import atomic_path  # noqa: E402
 from crowdpriv.runtime import calibration_unit  # noqa: E402
 from crowdpriv.truth import crh, gtm, sun  # noqa: E402
 
@@ -205,7 +206,8 @@ def main(argv=None):
     df["unit_cpu_ms"] = unit * 1e3
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out, index=False, float_format="%.4g")
+    with atomic_path(out) as tmp:  # written whole or not at all
+        df.to_csv(tmp, index=False, float_format="%.4g")
     print(f"unit: one np.bincount pass over 1M answers with weights = {unit * 1e3:.3f} ms CPU "
           f"(start/middle/end: {', '.join(f'{u * 1e3:.3f}' for u in units)})")
     print(df.drop(columns="unit_cpu_ms").to_string(index=False,
@@ -213,7 +215,8 @@ def main(argv=None):
     if args.crossover:
         fills = [float(f) for f in args.crossover.split(",")]
         cross = crossover(m, n, fills, args.lo, args.hi, args.repeat, unit)
-        cross.to_csv(out.with_name("inference_crossover.csv"), index=False, float_format="%.4g")
+        with atomic_path(out.with_name("inference_crossover.csv")) as tmp:
+            cross.to_csv(tmp, index=False, float_format="%.4g")
         print("\nSun per iteration by answered share (DENSE_ABOVE is where the dense block "
               "starts to win):")
         print(cross.pivot(index="answered", columns="layout", values="units_per_iteration")

@@ -30,6 +30,8 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+from crowdpriv.files import atomic_path  # noqa: E402
+
 OUT = ROOT / "results/benchmarks/scale"
 SIZES = "2000x200,10000x1000,50000x5000,100000x10000"
 
@@ -97,7 +99,8 @@ def plot(df: pd.DataFrame, path: Path) -> None:
     for ax in axes:
         ax.grid(True, which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as tmp:  # written whole or not at all
+        fig.savefig(tmp, dpi=120, format="png")
 
 
 def main(argv=None):
@@ -139,7 +142,8 @@ def main(argv=None):
     df = pd.DataFrame(records)
     OUT.mkdir(parents=True, exist_ok=True)
     stem = "ldp_scale" if args.mode == "compact" else f"ldp_scale_{args.mode}"
-    df.to_csv(OUT / f"{stem}.csv", index=False, float_format="%.4g")
+    with atomic_path(OUT / f"{stem}.csv") as tmp:  # written whole or not at all
+        df.to_csv(tmp, index=False, float_format="%.4g")
     plot(df, OUT / f"{stem}.png")
     cols = ["workers", "tasks", "answers", "total_s", "cpu_s", "cpu_units", "peak_rss_mb", "LP_infer_s", "RR_infer_s",
             "2-Layer_infer_s", "MF_infer_s", "LP_mae_change", "RR_mae_change",

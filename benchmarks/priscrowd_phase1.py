@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from crowdpriv.priscrowd import Params, drop_single_claim_objects  # noqa: E402
+from crowdpriv.files import atomic_path  # noqa: E402
 from crowdpriv.priscrowd._experiments import fit_claims_table  # noqa: E402
 from crowdpriv.priscrowd._flat import fit_flat, flat_claims  # noqa: E402
 from crowdpriv.tables import read_claims  # noqa: E402
@@ -133,7 +134,8 @@ def main(argv=None):
     df["speedup_vs_kdem"] = kdem_s / df["seconds"]
     out_path = ROOT / "results/benchmarks/scale/priscrowd_phase1.csv"
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    df.to_csv(out_path, index=False, float_format="%.4g")
+    with atomic_path(out_path) as tmp:  # written whole or not at all
+        df.to_csv(tmp, index=False, float_format="%.4g")
     print(df.to_string(index=False))
 
 

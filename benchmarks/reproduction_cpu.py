@@ -31,6 +31,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 SUFFIX = ".cpu.json"
 sys.path.insert(0, str(ROOT / "scripts"))
+from crowdpriv.files import atomic_path  # noqa: E402
 from crowdpriv.runtime import RUN_RECORD  # noqa: E402  (the whole run's record)
 
 
@@ -187,7 +188,8 @@ def main(argv=None) -> int:
     print("\n".join(run_lines(results, records, unit)))
     if args.csv != "-":
         out = Path(args.csv) if args.csv else results / "benchmarks" / "reproduction_cpu.csv"
-        table.to_csv(out, index=False, float_format="%.6g")
+        with atomic_path(out) as tmp:  # written whole or not at all
+            table.to_csv(tmp, index=False, float_format="%.6g")
         print(f"wrote {out}")
     return 0
 

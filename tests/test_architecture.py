@@ -222,3 +222,63 @@ def test_every_adapter_ends_with_finish_job():
         last = ast.parse(path.read_text()).body[-1]
         assert (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
                 and getattr(last.value.func, "id", None) == "finish_job"), path.name
+
+
+#: Writes that are not a result: the ported KDEm copy in a scratch folder of
+#: benchmarks/priscrowd_phase1.py (never a user's or a result file).
+_SCRATCH_WRITES = {("benchmarks/priscrowd_phase1.py", "write_text")}
+
+
+def _unstaged_writes(path: Path) -> list[str]:
+    """Calls of ``to_csv`` / ``write_text`` / ``savefig`` in ``path`` whose target is not a
+    name an enclosing ``with atomic_path(...) as name`` bound (``to_csv`` with no target
+    renders a string in memory)."""
+    tree = ast.parse(path.read_text())
+    staged: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.With):
+            for item in node.items:
+                call = item.context_expr
+                if (isinstance(call, ast.Call) and getattr(call.func, "id", None) == "atomic_path"
+                        and isinstance(item.optional_vars, ast.Name)):
+                    staged.add(item.optional_vars.id)
+
+    def staged_target(node) -> bool:
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Path" and node.args:
+            node = node.args[0]  # Path(tmp)
+        return isinstance(node, ast.Name) and node.id in staged
+
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        method = node.func.attr
+        if method == "to_csv":
+            target = node.args[0] if node.args else None
+            if target is None or isinstance(target, ast.Constant) and target.value is None:
+                continue  # a string in memory
+            if not staged_target(target):
+                found.append(f"{method} at line {node.lineno}")
+        elif method == "savefig" and not (node.args and staged_target(node.args[0])):
+            found.append(f"{method} at line {node.lineno}")
+        elif method == "write_text" and not staged_target(node.func.value):
+            found.append(f"{method} at line {node.lineno}")
+    return found
+
+
+def test_every_file_is_written_whole_or_not_at_all():
+    """Results, benchmark outputs and a user's outputs are written to a temporary file beside
+    the target and renamed onto it (crowdpriv.files: atomic_path, write_text, CsvWriter), so a
+    failed or interrupted run never leaves a half-written file: no ``to_csv``, ``write_text``
+    or ``savefig`` straight onto a target, in the package, the adapters or the benchmarks."""
+    sources = [p for p in sorted([*SCRIPTS.rglob("*.py"), *(ROOT / "benchmarks").glob("*.py")])
+               if p.name != "files.py"]
+    assert len(sources) > 60
+    bad = {}
+    for path in sources:
+        rel = str(path.relative_to(ROOT))
+        hits = [h for h in _unstaged_writes(path)
+                if (rel, h.split()[0]) not in _SCRATCH_WRITES]
+        if hits:
+            bad[rel] = hits
+    assert bad == {}
