@@ -164,11 +164,11 @@ def rerun_tables(reading: Reading, block: Mapping, *, seed: int,
     default's. The notes report how many candidates Alg. 1 tested
     and how many object-repetitions its cap stopped.
     """
-    methods = reading.methods
-    affected = affected_tables(reading, TABLE_KEYS)
     if derivable(reading, DERIVED_KEYS):
         # fig5 (work) and fig3_ise read no SISE: unchanged; the others carry both definitions
         return {}, {}, derived_notes(reading, TABLE_KEYS)
+    methods = reading.methods
+    affected = affected_tables(reading, TABLE_KEYS)
     if methods is not None:  # Fig. 3 is phase 1 only; Fig. 5 and Theorem 2 are PrisCrowd's
         affected = [t for t in affected if t not in ("fig3_ise", "fig3_claims")
                     and (t not in ("fig5", "budget") or "PrisCrowd" in methods)]
