@@ -41,9 +41,27 @@ rule all:
     localrule: True
 
 
+# The job server (config job_server, crowdpriv.jobserver): local jobs are forked from one process
+# that imported numpy, pandas and crowdpriv once; a job that finds no server runs on its own.
+onstart:
+    if JOB_SERVER and workflow.local_exec:
+        from crowdpriv.jobserver import start_server
+
+        start_server()
+
+
 # The run's whole CPU (the scheduler's own and its jobs', by getrusage) beside the jobs' records,
-# for benchmarks/reproduction_cpu.py; only after a run in which jobs ran and all succeeded.
+# for benchmarks/reproduction_cpu.py; only after a run in which jobs ran and all succeeded. The
+# job server is stopped and waited for first, so its CPU is in the record.
 onsuccess:
+    from crowdpriv.jobserver import stop_server
     from crowdpriv.runtime import record_run_cpu
 
+    stop_server()
     record_run_cpu()
+
+
+onerror:
+    from crowdpriv.jobserver import stop_server
+
+    stop_server()

@@ -12,7 +12,9 @@ samples every 30 s and reports almost nothing for a short job.
 Prints the table sorted by CPU (seconds, units = seconds / the run's median unit, share of the
 total), the totals, the rules that dominate, and the start-up of a job measured now step by
 step in fresh interpreters (Snakemake's preamble, numpy + pandas, crowdpriv: paid by every job
-whatever it computes); writes it as
+whatever it computes in its own process) beside what the job server saved of it (a job forked
+by the server pays its launcher's interpreter and preamble, in its record, and the server's
+imports once, its own row, ``job_server``); writes it as
 ``<results>/benchmarks/reproduction_cpu.csv``. CPU outside the jobs (the Snakemake scheduler
 itself) is not in these records; the Snakefile's ``onsuccess`` writes the whole run's
 (``snakemake_run.json``: the scheduler's process and all its children), printed after the table.
@@ -51,6 +53,7 @@ def read_records(results: Path) -> pd.DataFrame:
                      "max_rss_mib": float(record.get("max_rss_mib", np.nan)),
                      "unit_cpu_s": float(record.get("unit_cpu_s", np.nan)),
                      "finished_at": float(record.get("finished_at", np.nan)),
+                     "launcher_cpu_s": float(record.get("launcher_cpu_s", np.nan)),
                      "failed": bool(record.get("failed", False))})
     return pd.DataFrame(rows)
 
@@ -69,7 +72,9 @@ def cpu_table(records: pd.DataFrame, unit: float | None = None) -> tuple[pd.Data
 def summary_lines(table: pd.DataFrame, unit: float, units: pd.Series) -> list[str]:
     """Totals and the rules that make 80 % of the CPU."""
     total = table["cpu_s"].sum()
-    lines = [f"{len(table)} jobs, {total:.1f} CPU-s = {total / unit:,.0f} units "
+    server = " (and the job server's own row)" if (table["rule"] == "job_server").any() else ""
+    lines = [f"{int((table['rule'] != 'job_server').sum())} jobs{server}, {total:.1f} CPU-s = "
+             f"{total / unit:,.0f} units "
              f"(unit: one np.bincount pass over 1M answers with weights = {unit * 1e3:.3f} ms "
              f"CPU, median over the jobs; jobs' units range {units.min() * 1e3:.3f}-"
              f"{units.max() * 1e3:.3f} ms); wall {table['wall_s'].sum():.1f} s summed over jobs"]
@@ -130,10 +135,29 @@ def startup_lines(steps: dict[str, float], n_jobs: int, total: float) -> list[st
     """The start-up of a job beside the jobs' total: what every job pays whatever it computes."""
     each = sum(steps.values())
     parts = " + ".join(f"{name} {cpu:.2f}" for name, cpu in steps.items())
-    return [f"start-up of a job, measured now (median of fresh interpreters): {parts} = "
+    return [f"start-up of a job in its own process, measured now (median of fresh "
+            f"interpreters): {parts} = "
             f"{each:.2f} CPU-s; x {n_jobs} jobs = {each * n_jobs:.1f} CPU-s "
             f"({100 * each * n_jobs / total:.1f} % of the jobs' total; a job exits without the "
             "interpreter's finalization, crowdpriv.runtime.finish_job)"]
+
+
+def job_server_lines(table: pd.DataFrame) -> list[str]:
+    """What the job server (config ``job_server``, ``crowdpriv.jobserver``) did in the run
+    whose records these are: how many jobs it forked, their launchers' CPU (the interpreter and
+    Snakemake's preamble, in each forked job's record) and the server's own (its imports, once:
+    the ``job_server`` row)."""
+    forked = table[table["launcher_cpu_s"].notna()]
+    server = table.loc[table["rule"] == "job_server", "cpu_s"]
+    jobs = table[table["rule"] != "job_server"]
+    if forked.empty:
+        return [f"job server: none of the {len(jobs)} jobs was forked by one (each imported on "
+                "its own)"]
+    launchers = forked["launcher_cpu_s"]
+    return [f"job server: {len(forked)} of {len(jobs)} jobs forked from it; their launchers "
+            f"{launchers.sum():.1f} CPU-s in all ({launchers.median():.3f} each, median: the "
+            f"interpreter and Snakemake's preamble), the server's own {server.sum():.2f} CPU-s "
+            "(its imports, once), both in the table's total"]
 
 
 def run_lines(results: Path, records: pd.DataFrame, unit: float) -> list[str]:
@@ -184,7 +208,9 @@ def main(argv=None) -> int:
                "max_rss_mib"]
     print(shown[columns].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
     print("\n".join(summary_lines(table, unit, records["unit_cpu_s"].dropna())))
-    print("\n".join(startup_lines(startup_cpu(), len(table), table["cpu_s"].sum())))
+    jobs = int((table["rule"] != "job_server").sum())
+    print("\n".join(startup_lines(startup_cpu(), jobs, table["cpu_s"].sum())))
+    print("\n".join(job_server_lines(table)))
     print("\n".join(run_lines(results, records, unit)))
     if args.csv != "-":
         out = Path(args.csv) if args.csv else results / "benchmarks" / "reproduction_cpu.csv"

@@ -1,6 +1,10 @@
 """Adapter for rule benchmark_report: the inference benchmark's tables, figures and claims
 (crowdpriv.benchmark) from the per-dataset runs and crowd-kit's outputs on the same files."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 import pandas as pd
 
 from crowdpriv.benchmark import (

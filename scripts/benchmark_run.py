@@ -2,6 +2,10 @@
 released by every configured mechanism at every ε, R times, and every inference method that
 applies on the same releases (crowdpriv.benchmark). Writes the long per-repetition table."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.benchmark import run_dataset_job
 from crowdpriv.runtime import finish_job, start_job, write_csv
 

@@ -1,5 +1,9 @@
 """Adapter for rule datasets: statistics of every dataset beside the papers' (results/datasets)."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 import pandas as pd
 
 from crowdpriv.data import AnswerType, compare_with_paper, dataset_statistics, value_summary

@@ -4,6 +4,10 @@ The sources (config ``mirror_dir``, ``mirror_url``) and the timeout are read her
 passed as rule params, so that changing mirrors never re-fetches an already verified file.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 import os
 from pathlib import Path
 

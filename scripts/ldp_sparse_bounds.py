@@ -4,6 +4,10 @@ setting, beside the simulated MAE after perturbation.
 Adapter: ``crowdpriv.ldp_sparse.bounds_table`` on the figure summaries; writes CSV and Markdown.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

@@ -2,6 +2,10 @@
 Sec. VI and the slides) decided from the per-repetition results (crowdpriv.ldp_sparse._claims)
 with the paired tests of config `claims`; thresholds from `ldp_sparse.claims`."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

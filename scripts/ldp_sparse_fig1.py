@@ -4,6 +4,10 @@ Adapter: per dataset, ``crowdpriv.ldp_sparse.fig1_table`` on the processed table
 the readings job calls too); writes the tidy CSV and the figure (PNG, SVG).
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

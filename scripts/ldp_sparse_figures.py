@@ -7,6 +7,10 @@ draws the figure (PNG and SVG). Rule ldp_sparse_figures draws them all in one jo
 (``params.figures``: {figure: how it is drawn}, inputs named by figure, outputs in that order).
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

@@ -4,6 +4,10 @@ Adapter: reads snakemake params, calls ``crowdpriv.ldp_sparse.run_mf_sensitivity
 ``mf_sensitivity_kwargs`` of the config block, writes the per-repetition CSV.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import Progress, finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

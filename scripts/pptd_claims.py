@@ -1,6 +1,10 @@
 """Adapter for rule pptd_claims: PPTD's claims (Li et al., KDD 2018, Sec. 5) checked on the
 per-repetition results (crowdpriv.pptd._claims), with the paired tests of config `claims`."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 import pandas as pd
 
 from crowdpriv.claims import write_claims

@@ -11,6 +11,10 @@
   load-dependent, never judged).
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 import pandas as pd
 
 from crowdpriv.aggregate import summarise

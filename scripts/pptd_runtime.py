@@ -6,6 +6,10 @@ the wall-clock time of the call alone (median of fig8.timing_calls calls after a
 deterministic, plotted only).
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.pptd import runtime_params, runtime_study
 from crowdpriv.runtime import finish_job, start_job, write_csv
 

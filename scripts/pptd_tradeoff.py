@@ -6,6 +6,10 @@ synthetic data with CRH / several λ1 / several S / GTM; Fig. 6 on the indoor da
 indoor_surrogate). Writes one per-repetition table (one row per setting, ε and repetition).
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 import numpy as np
 
 from crowdpriv.pptd import real_tradeoff, synthetic_tradeoff, tradeoff_params

@@ -6,6 +6,10 @@ indoor_surrogate); per perturbation, the agreement of the two over all workers a
 CRH, mean and median against the ground truth; the same once on the original data.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.pptd import weight_comparison, weights_params
 from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.tables import align_truth, claims_to_matrix, read_claims, read_truth

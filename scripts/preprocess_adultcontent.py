@@ -1,5 +1,9 @@
 """Adapter for rule preprocess_adultcontent (LDP-sparse's AdultContent)."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.data import read_adultcontent
 from crowdpriv.runtime import finish_job, start_job, write_csv
 

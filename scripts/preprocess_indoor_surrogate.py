@@ -1,5 +1,9 @@
 """Adapter for rule preprocess_indoor_surrogate (SURROGATE of the indoor floorplan data)."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.data import simulate_indoor
 from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.seeds import derive_rng

@@ -1,5 +1,9 @@
 """Adapter for rule preprocess_population (PrisCrowd's population preprocessing)."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.data import (
     filter_population_claims,
     parse_pop_tuples,

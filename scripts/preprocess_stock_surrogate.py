@@ -1,5 +1,9 @@
 """Adapter for rule preprocess_stock_surrogate (SURROGATE: real gold, simulated workers)."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.data import build_stock_dataset
 from crowdpriv.runtime import finish_job, start_job, write_csv
 from crowdpriv.seeds import derive_rng

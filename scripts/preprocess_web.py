@@ -1,5 +1,9 @@
 """Adapter for rule preprocess_web (LDP-sparse's Web; Zhou et al.'s full version)."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.data import read_web_mat
 from crowdpriv.runtime import finish_job, start_job, write_csv
 

@@ -5,6 +5,10 @@ per-repetition runs with the paired tests of config `claims`; thresholds from
 `priscrowd.claims`.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 import pandas as pd
 
 from crowdpriv.claims import write_claims

@@ -14,6 +14,10 @@ its own.
 - budget: Theorem 2's (ε, δ) per object, quantiles.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from types import SimpleNamespace
 
 import pandas as pd

@@ -7,6 +7,10 @@ writes the per-repetition tables, including Fig. 5's deterministic work (candida
 Built by ``crowdpriv.priscrowd.dataset_run``, which the readings job calls too.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.priscrowd import dataset_run
 from crowdpriv.runtime import Progress, finish_job, start_job, write_csv
 

@@ -5,6 +5,10 @@ objects, m = 30 released claims; R simulated datasets in one job. Built by
 ``crowdpriv.priscrowd.simulated_run``, which the readings job calls too.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.priscrowd import simulated_run
 from crowdpriv.runtime import finish_job, start_job, write_csv
 

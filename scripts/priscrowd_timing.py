@@ -7,6 +7,10 @@ Wall-clock times depend on the machine and its load: they are plotted, never jud
 from byte identity.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.priscrowd import timing_run
 from crowdpriv.runtime import finish_job, start_job, write_csv
 

@@ -3,6 +3,10 @@ paper's guarantee (crowdpriv.audits, crowdpriv.audit). Writes audit.csv / audit.
 per paper, each paper's privacy claims (category ``privacy``) and the caveats for release
 ledgers."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

@@ -7,6 +7,10 @@ the default jobs call and the same seeds. Writes one CSV per re-run table and ``
 ``notes.csv`` (what was re-run, and what the re-run measured) into the output folder; needs only the processed data, so it runs beside the default experiments.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

@@ -9,6 +9,10 @@ claims in results/<paper>/readings/claims.csv). Tables a reading reaches but did
 left out, and the claims reading them are "not testable" with that reason.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

@@ -6,6 +6,10 @@ PrisCrowd: the synthetic claims of each dataset per seed weighting. Seeds derive
 config (a reproduction), so each ledger says the output is reproducible and not private.
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from crowdpriv.runtime import finish_job, start_job
 
 logger = start_job(snakemake)  # noqa: F821

@@ -2,6 +2,10 @@
 (crowdpriv.html), the run's complete config (results/run_config.yaml, which `make report`
 renders the captions from) and results/README.md (crowdpriv.results_guide)."""
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from pathlib import Path
 
 import yaml

@@ -4,6 +4,10 @@ Loops over the registered papers (snakemake.params.papers, from register_paper i
 workflow/rules/<paper>.smk); reads only result CSVs (crowdpriv.summary).
 """
 
+from crowdpriv.jobserver import run_in_server
+
+run_in_server(snakemake)  # noqa: F821  (with a job server, the job runs in its fork)
+
 from pathlib import Path
 
 import pandas as pd

@@ -18,14 +18,14 @@ E2E_CONFIGS = [str(ROOT / "config/quick.yaml"), str(ROOT / "tests/e2e/config.yam
 
 
 def snakemake_command(workdir: Path, mirror: Path, *targets: str, extra: tuple = (),
-                      cores: int = 2, overrides: tuple = ()) -> list[str]:
+                      cores: int = 2, overrides: tuple = (), config: tuple = ()) -> list[str]:
     """Snakemake on the tiny end-to-end config (config.yaml, then E2E_CONFIGS, then
-    ``overrides``) in ``workdir``."""
+    ``overrides``, then ``config``: ``key=value`` items for ``--config``) in ``workdir``."""
     return [
         sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "-d", str(workdir),
         "--cores", str(cores), *targets, *extra, "--configfile",
         str(ROOT / "config/config.yaml"), *E2E_CONFIGS, *overrides,
-        "--config", f"mirror_dir={mirror}",
+        "--config", f"mirror_dir={mirror}", *config,
     ]
 
 
@@ -74,13 +74,16 @@ def default_config() -> dict:
 def full_runs(tmp_path_factory, mirror) -> tuple[Path, Path]:
     """Rule all on the tiny config twice at the same time, in two folders: with ``--cores 2``
     and with ``--cores 3``, each run the other's load (five job slots on the 2-core machine
-    kind), so jobs run in other orders, interleave differently and compete for the CPU.
+    kind), so jobs run in other orders, interleave differently and compete for the CPU. The
+    first forks its jobs from the job server (config ``job_server``, the default), the second
+    runs each job in its own process (``job_server=false``), so their byte identity covers both.
     tests/e2e/test_e2e.py reads the first and checks that the two are byte-identical; the
     cluster test (tests/e2e/test_cluster.py) compares its own run with the first."""
     first, beside = tmp_path_factory.mktemp("e2e"), tmp_path_factory.mktemp("e2e_beside")
     log = tmp_path_factory.mktemp("e2e_beside_log") / "snakemake.log"
     with open(log, "w") as out:
-        other = subprocess.Popen(snakemake_command(beside, mirror, cores=3), stdout=out,
+        other = subprocess.Popen(snakemake_command(beside, mirror, cores=3,
+                                                   config=("job_server=false",)), stdout=out,
                                  stderr=subprocess.STDOUT)
         try:
             run_snakemake(first, mirror)

@@ -224,6 +224,26 @@ def test_every_adapter_ends_with_finish_job():
                 and getattr(last.value.func, "id", None) == "finish_job"), path.name
 
 
+def test_every_adapter_first_hands_its_job_to_the_job_server():
+    """Each adapter that starts a job calls ``run_in_server(snakemake)`` before any other
+    statement but the import of it (and its docstring): a launcher imports nothing heavy
+    before the job server forks the job (crowdpriv.jobserver), and in the fork the script runs
+    from its first line."""
+    adapters = [p for p in sorted(SCRIPTS.glob("*.py")) if "start_job(" in p.read_text()]
+    assert len(adapters) >= 30
+    for path in adapters:
+        body = ast.parse(path.read_text()).body
+        if isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]
+        first, second = body[:2]
+        assert (isinstance(first, ast.ImportFrom) and first.module == "crowdpriv.jobserver"
+                and [a.name for a in first.names] == ["run_in_server"]), path.name
+        assert (isinstance(second, ast.Expr) and isinstance(second.value, ast.Call)
+                and getattr(second.value.func, "id", None) == "run_in_server"
+                and [getattr(a, "id", None) for a in second.value.args] == ["snakemake"]
+                ), path.name
+
+
 #: Writes that are not a result: the ported KDEm copy in a scratch folder of
 #: benchmarks/priscrowd_phase1.py (never a user's or a result file).
 _SCRATCH_WRITES = {("benchmarks/priscrowd_phase1.py", "write_text")}

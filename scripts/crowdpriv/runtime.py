@@ -34,6 +34,8 @@ __all__ = [
     "cpu_record_path",
     "finish_job",
     "record_run_cpu",
+    "record_job_server_cpu",
+    "JOB_SERVER_RECORD",
     "RUN_RECORD",
     "job_cpu",
     "record_job_cpu",
@@ -167,9 +169,12 @@ def start_job(snakemake: Any) -> logging.Logger:
     logger = log_to(snakemake.log[0])
     record_job_cpu(cpu_record_path(snakemake.log[0]), rule=snakemake.rule,
                    wildcards=dict(getattr(snakemake, "wildcards", {}) or {}))
-    logger.info("rule %s, threads %s, BLAS/OpenMP threads %s, freed memory kept: %s",
+    from .jobserver import how_this_job_runs
+
+    logger.info("rule %s, threads %s, BLAS/OpenMP threads %s, freed memory kept: %s; %s",
                 snakemake.rule, getattr(snakemake, "threads", "?"),
-                os.environ.get("OPENBLAS_NUM_THREADS", "unset"), keep_freed_memory())
+                os.environ.get("OPENBLAS_NUM_THREADS", "unset"), keep_freed_memory(),
+                how_this_job_runs())
     params = dict(snakemake.params.items()) if hasattr(snakemake.params, "items") else {}
     from .jobs import key_paths
 
@@ -288,7 +293,8 @@ def record_job_cpu(path: str | Path, *, rule: str = "", wildcards: Mapping | Non
     """Write this process's CPU time to ``path`` (JSON) when it exits (``atexit``).
 
     The record holds :func:`job_cpu` read at exit (so the interpreter's start-up, the imports
-    and the job itself, by the kernel's accounting; Snakemake's own ``cpu_time`` column samples
+    and the job itself, by the kernel's accounting; for a job forked by the job server,
+    :mod:`crowdpriv.jobserver`, the fork's CPU plus its launcher's, ``launcher_cpu_s``; Snakemake's own ``cpu_time`` column samples
     every 30 s and misses short jobs), the wall-clock seconds since the process started,
     whether the job ended on an uncaught exception, and, measured after the job's numbers are
     read (so not counted in them), :func:`calibration_unit` on this machine at this moment (about
@@ -335,6 +341,12 @@ def _write_cpu_record() -> None:
     record = {"rule": _CPU_RECORD["rule"], "wildcards": _CPU_RECORD["wildcards"], **job_cpu(),
               "wall_s": _process_age() or time.monotonic() - _CPU_RECORD["started"],
               "failed": _CPU_RECORD["failed"], "finished_at": time.time()}
+    from .jobserver import _CHILD as forked
+
+    if forked is not None:  # forked by the job server: its launcher's CPU is the job's too
+        record["launcher_cpu_s"] = forked["launcher_cpu_s"]
+        record["cpu_s"] += forked["launcher_cpu_s"]
+        record["wall_s"] = time.time() - forked["launcher_started_at"]
     if _CPU_RECORD["calibrate"]:
         record["unit_cpu_s"] = calibration_unit()
         record["unit"] = (f"one np.bincount pass over {CALIBRATION_ANSWERS:,} answers with "
@@ -351,6 +363,29 @@ def _write_record(path, record: dict, what: str) -> None:
         write_text(path, json.dumps(record, indent=1) + "\n")
     except OSError as err:
         print(f"crowdpriv: could not write {what} {path}: {err}", file=sys.stderr)
+
+
+#: Where :func:`record_job_server_cpu` writes (relative to the working directory): a
+#: ``*.cpu.json`` name, so the job table of ``benchmarks/reproduction_cpu.py`` has it as a row.
+JOB_SERVER_RECORD = "results/benchmarks/job_server.cpu.json"
+
+
+def record_job_server_cpu(stats: Mapping[str, Any], path: str | Path = JOB_SERVER_RECORD) -> None:
+    """Write the job server's own CPU as a job record, rule ``job_server`` (its imports, once,
+    and its loop; :mod:`crowdpriv.jobserver` calls it when it stops). The CPU of the jobs it
+    forked is in their own records: here only their total (``forked_jobs_cpu_s``), as a check,
+    with ``stats`` (how many it forked and refused, when it started)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    now = time.time()
+    record = {"rule": "job_server", "wildcards": {}, "user_s": own.ru_utime,
+              "system_s": own.ru_stime, "children_user_s": 0.0, "children_system_s": 0.0,
+              "cpu_s": own.ru_utime + own.ru_stime, "max_rss_mib": own.ru_maxrss / 1024,
+              "children_max_rss_mib": 0.0, "forked_jobs_cpu_s": kids.ru_utime + kids.ru_stime,
+              "forked": int(stats["forked"]), "refused": int(stats["refused"]),
+              "wall_s": now - float(stats["started_at"]), "failed": False, "finished_at": now,
+              "unit_cpu_s": calibration_unit()}
+    _write_record(path, record, "the job server's CPU record")
 
 
 #: Where :func:`record_run_cpu` writes (relative to the working directory). Not a ``*.cpu.json``

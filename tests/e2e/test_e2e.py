@@ -112,6 +112,29 @@ def test_same_config_gives_byte_identical_results_whatever_the_cores_and_load(fu
             Path("results/datasets/stats.csv")} <= set(compared)
 
 
+def test_the_first_run_forked_its_jobs_from_the_job_server_the_second_did_not(full_runs):
+    """The byte identity above compares a run whose jobs the job server forked (config
+    ``job_server``, the default; crowdpriv.jobserver) with one whose jobs each ran in its own
+    process (``job_server=false``): each job's log says which way it ran (its first line,
+    crowdpriv.runtime.start_job), and the server's record counts the jobs it forked."""
+    first_run, second_run = full_runs
+
+    def first_lines(run):
+        return {p: p.read_text().split("\n", 1)[0]
+                for p in (run / "results/logs").rglob("*.log")
+                if p.read_text().startswith("rule ")}
+
+    forked, own = first_lines(first_run), first_lines(second_run)
+    assert len(forked) > 50 and len(own) > 50
+    assert all("; forked by the job server (pid " in line for line in forked.values()), [
+        line for line in forked.values() if "forked by the job server" not in line][:3]
+    assert all(line.endswith("; in its own process: no job server (CROWDPRIV_JOB_SERVER unset)")
+               for line in own.values()), list(own.values())[:3]
+    record = json.loads((first_run / "results/benchmarks/job_server.cpu.json").read_text())
+    assert record["forked"] > 0 and record["refused"] == 0
+    assert not (second_run / "results/benchmarks/job_server.cpu.json").exists()
+
+
 def _planned(stdout: str) -> dict[str, int]:
     """Jobs a dry run would execute, by rule (Snakemake's job stats table)."""
     return {rule: int(n) for rule, n in re.findall(r"^(\w+)\s+(\d+)$", stdout, re.MULTILINE)

@@ -83,6 +83,8 @@ BUILTIN_DATASETS = [
 #: The user's own datasets (config `custom_datasets`), imported by rule import_custom_dataset.
 CUSTOM_DATASETS = list(config.get("custom_datasets", {}))
 DATASETS = BUILTIN_DATASETS + CUSTOM_DATASETS
+#: Whether local jobs are forked by the job server (config job_server; the Snakefile's onstart).
+JOB_SERVER = str(config["job_server"]).lower() != "false"
 #: Whether the inference benchmark runs (config benchmark_enabled; rules in benchmark.smk).
 BENCHMARK_ENABLED = str(config["benchmark_enabled"]).lower() != "false"
 

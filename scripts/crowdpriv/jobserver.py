@@ -1,0 +1,544 @@
+"""The job server: pipeline jobs forked from one process that has imported the numeric stack
+once, instead of each job importing numpy, pandas, scipy and crowdpriv afresh (issue 28).
+
+Every job of a default run pays about 0.5 CPU-s before its own work (the interpreter,
+Snakemake's ``script:`` preamble, numpy and pandas, one paper's modules), about a fifth of the
+run's CPU for 77 jobs. With the server, Snakemake still starts each job's script as it always
+does (same rule, same log, same exit status), but the script's first statement,
+:func:`run_in_server`, hands the job to the server: the server forks, the fork becomes the job
+(the launcher's working directory, environment, ``sys.path``, standard streams and
+``snakemake`` object) and runs the script from its first line, while the launcher waits,
+forwards the signals Snakemake sends it (SIGTERM, SIGINT, SIGHUP, SIGQUIT) and exits with the
+job's status. The launcher has paid the interpreter and the preamble (~0.1 CPU-s); the fork
+pays nothing for imports.
+
+The same numbers as a fresh process, by construction and by test:
+
+* the server imports only (:data:`PRELOAD`), never runs a job, and forks only while it has one
+  thread; a fork starts from that state, the state a fresh job reaches after its imports
+  (Python's ``random`` reseeds itself in a fork, and numpy's legacy global generator is
+  reseeded from fresh entropy here, as a new interpreter's is; every number of the pipeline
+  comes from generators derived from the config's seeds anyway);
+* a request is refused, and the job runs in its own process as without the server, when it
+  could differ from a fresh process: another Python executable or working directory, a
+  variable read at import time that differs (:data:`IMPORT_TIME_VARIABLES`: the BLAS/OpenMP
+  thread counts among them), or a crowdpriv source file changed since the server imported it;
+  the job's log says which way it ran (:func:`how_this_job_runs`);
+* only local execution starts a server (``workflow.local_exec``); a job that finds no server
+  (a cluster node, a run with ``job_server: false``, a server that is gone) runs in its own
+  process.
+
+The job's CPU record (:func:`crowdpriv.runtime.record_job_cpu`) adds the launcher's CPU to the
+fork's, and the server's own (the imports, once; the loop) is written when it stops
+(:func:`crowdpriv.runtime.record_job_server_cpu`, ``results/benchmarks/job_server.cpu.json``), so the per-job table of
+``benchmarks/reproduction_cpu.py`` still sums every process of the run. Snakemake's
+``benchmark:`` files measure the process it started, the launcher, and so miss the job's work
+when it ran in the server: the ``*.cpu.json`` records are the jobs' CPU.
+
+If the launcher is killed (SIGKILL), the server kills the job; if the server dies, the kernel
+kills its jobs (``PR_SET_PDEATHSIG``) and their launchers fail; if Snakemake dies, the server
+exits. The socket lives in a private temporary folder (mode 0700) of the user running the
+workflow.
+
+This module imports nothing heavy at the top: :func:`run_in_server` runs in every launcher
+before numpy or pandas are imported.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import socket
+import struct
+import sys
+
+__all__ = ["ENV", "PRELOAD", "IMPORT_TIME_VARIABLES", "JOB_THREAD_VARIABLES", "how_this_job_runs",
+           "run_in_server", "serve", "start_server", "stop_server"]
+
+#: The environment variable holding the server's socket path (set by :func:`start_server` in
+#: the Snakemake process, inherited by every job it starts).
+ENV = "CROWDPRIV_JOB_SERVER"
+
+#: What the server imports once: the numeric stack, Snakemake's modules that the ``script:``
+#: preamble imports to unpickle the job, and crowdpriv's packages. Not matplotlib (its
+#: configuration is read at import, from files a run does not pin), so the figure jobs import it
+#: themselves.
+PRELOAD = (
+    "numpy", "pandas", "scipy.sparse", "scipy.special", "yaml", "snakemake.logging",
+    "snakemake.iocontainers", "crowdpriv.runtime", "crowdpriv.jobs", "crowdpriv.files",
+    "crowdpriv.tables", "crowdpriv.claims", "crowdpriv.data", "crowdpriv.readings",
+    "crowdpriv.ldp_sparse", "crowdpriv.pptd", "crowdpriv.priscrowd", "crowdpriv.audits",
+)
+
+#: Environment variables (names or prefixes ending in ``_``) that a library reads when it is
+#: imported: a job whose value differs from the server's is not forked.
+IMPORT_TIME_VARIABLES = (
+    "PYTHON", "OMP_", "OPENBLAS_", "GOTO_", "MKL_", "BLIS_", "VECLIB_", "NUMEXPR_", "NPY_",
+    "NUMPY_", "MPL", "LD_", "MALLOC_", "GLIBC_", "LC_", "LANG", "TZ",
+)
+
+#: The variables Snakemake sets to a job's thread count in the job's environment
+#: (``snakemake/shell.py``): the server imports with the values of a one-thread job, so a job
+#: with more threads is refused (its BLAS would start with another pool) and runs on its own.
+JOB_THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                        "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+_HEADER = struct.Struct("!Q")
+_FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+_PR_SET_PDEATHSIG = 1
+
+#: In a job forked by the server: what it knows of its launcher (set in the fork).
+_CHILD: dict | None = None
+#: In a launcher whose request was not forked: why (for the job's log).
+_NOT_USED: str | None = None
+
+
+# ----------------------------------------------------------------------------- launcher side
+
+def run_in_server(snakemake) -> None:
+    """Hand this job to the job server, if one runs: the first statement of every adapter.
+
+    In a launcher (a script Snakemake started, with :data:`ENV` set): the server forks the job
+    and this call never returns; the process exits with the job's status (or dies of the
+    job's signal). Returns (the caller runs the job itself) in the fork, without a server, or
+    when the server refuses or cannot be reached (the reason is kept for the job's log).
+    """
+    global _NOT_USED
+    if _CHILD is not None:
+        return
+    path = os.environ.get(ENV)
+    if not path:
+        _NOT_USED = f"no job server ({ENV} unset)"
+        return
+    try:
+        _delegate(path, snakemake)  # returns only when the request was refused
+    except (OSError, EOFError, pickle.PickleError) as err:
+        _NOT_USED = f"job server at {path} not reachable ({err})"
+
+
+def how_this_job_runs() -> str:
+    """One line for the job's log: forked by the job server, or why in its own process."""
+    if _CHILD is not None:
+        return (f"forked by the job server (pid {_CHILD['server_pid']}; launcher pid "
+                f"{_CHILD['launcher_pid']}, {_CHILD['launcher_cpu_s']:.3f} CPU-s)")
+    return f"in its own process: {_NOT_USED or 'no job server'}"
+
+
+def _own_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _send(sock: socket.socket, message, fds=()) -> None:
+    payload = pickle.dumps(message, protocol=4)
+    if fds:
+        socket.send_fds(sock, [_HEADER.pack(len(payload))], list(fds))
+    else:
+        sock.sendall(_HEADER.pack(len(payload)))
+    sock.sendall(payload)
+
+
+def _receive_exactly(sock: socket.socket, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise EOFError("connection closed")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _receive(sock: socket.socket, *, max_fds: int = 0):
+    """One message (and up to ``max_fds`` file descriptors sent with its header)."""
+    if max_fds:
+        header, fds, _flags, _addr = socket.recv_fds(sock, _HEADER.size, max_fds)
+    else:
+        header, fds = sock.recv(_HEADER.size), []
+    if len(header) < _HEADER.size:
+        header += _receive_exactly(sock, _HEADER.size - len(header)) if header else b""
+    if len(header) < _HEADER.size:
+        raise EOFError("connection closed")
+    (size,) = _HEADER.unpack(header)
+    return pickle.loads(_receive_exactly(sock, size)), list(fds)
+
+
+def _delegate(path: str, snakemake) -> None:
+    global _NOT_USED
+    main = sys.modules["__main__"]
+    request = dict(
+        script=os.path.realpath(getattr(main, "__file__", "")), snakemake=snakemake,
+        cwd=os.getcwd(), env=dict(os.environ), sys_path=list(sys.path), argv=list(sys.argv),
+        executable=sys.executable, launcher_pid=os.getpid(), launcher_cpu_s=_own_cpu(),
+        launcher_started_at=_started_at())
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    _send(sock, request, fds=(0, 1, 2))
+    reply, _ = _receive(sock)
+    if reply[0] == "refused":
+        sock.close()
+        _NOT_USED = f"the job server refused: {reply[1]}"
+        return
+    child = reply[1]
+
+    def forward(signum, _frame):
+        try:
+            os.kill(child, signum)
+        except ProcessLookupError:
+            pass
+
+    for signum in _FORWARDED:
+        signal.signal(signum, forward)
+    try:
+        reply, _ = _receive(sock)
+    except (OSError, EOFError) as err:
+        print(f"crowdpriv: the job server ended before job {child} reported its status ({err})",
+              file=sys.stderr, flush=True)
+        os._exit(1)
+    returncode = reply[1]
+    if returncode < 0:  # the job died of a signal: so does its launcher
+        signal.signal(-returncode, signal.SIG_DFL)
+        os.kill(os.getpid(), -returncode)
+    os._exit(returncode if 0 <= returncode < 256 else 1)
+
+
+def _started_at() -> float:
+    """Epoch seconds when this process started (Linux ``/proc``; now elsewhere)."""
+    import time
+
+    try:
+        with open("/proc/self/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        with open("/proc/uptime") as handle:
+            uptime = float(handle.read().split()[0])
+        return time.time() - (uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.time()
+
+
+# ------------------------------------------------------------------------------- server side
+
+def _differs(request: dict, sources: dict) -> str | None:
+    """Why a fork could differ from a fresh process for this request (None: it cannot)."""
+    if request["executable"] != sys.executable:
+        return f"another Python ({request['executable']}, the server runs {sys.executable})"
+    if request["cwd"] != os.getcwd():
+        return f"another working directory ({request['cwd']})"
+    env = request["env"]
+    for name in sorted(set(env) | set(os.environ)):
+        if name.startswith(IMPORT_TIME_VARIABLES) and env.get(name) != os.environ.get(name):
+            return (f"environment variable {name} is {env.get(name)!r}, the server imported "
+                    f"with {os.environ.get(name)!r}")
+    for path, stamp in sources.items():
+        try:
+            now = os.stat(path).st_mtime_ns
+        except OSError:
+            now = None
+        if now != stamp:
+            return f"{path} changed since the server imported it"
+    return None
+
+
+def _unsafe_to_fork() -> str | None:
+    """Why this process must not fork now (None: it has one thread)."""
+    threads = _thread_count()
+    return None if threads == 1 else f"the server has {threads} threads (a fork needs one)"
+
+
+def _thread_count() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        import threading
+
+        return threading.active_count()
+
+
+def _preload() -> dict:
+    """Import :data:`PRELOAD`; the crowdpriv source files imported, with their mtimes."""
+    import gc
+    import importlib
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    # The imported modules' objects live as long as any job: out of the collector's sight, a
+    # fork's garbage collections neither walk them nor copy their pages (no number changes).
+    gc.collect()
+    gc.freeze()
+    package = os.path.dirname(os.path.abspath(__file__))
+    sources = {}
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and os.path.abspath(path).startswith(package + os.sep):
+            sources[os.path.abspath(path)] = os.stat(path).st_mtime_ns
+    return sources
+
+
+def _set_parent_death_signal(signum: int) -> None:
+    """Ask the kernel to send ``signum`` when the parent exits (Linux; nothing elsewhere)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def _become_job(request: dict, fds: list[int], server_pid: int, close: list) -> None:
+    """In the fork: take the launcher's place and run its script; never returns."""
+    global _CHILD
+    status = 1
+    try:
+        signal.set_wakeup_fd(-1)
+        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+            signal.signal(signum, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        for item in close:
+            item.close() if hasattr(item, "close") else os.close(item)
+        _set_parent_death_signal(signal.SIGKILL)
+        if os.getppid() != server_pid:
+            os._exit(1)
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        sys.path[:] = request["sys_path"]
+        sys.argv[:] = request["argv"]
+        import tempfile
+
+        import numpy
+
+        tempfile.tempdir = None  # TMPDIR is the launcher's
+        numpy.random.seed()  # fresh entropy, as a new interpreter's legacy generator has
+        _CHILD = {key: request[key] for key in (
+            "launcher_pid", "launcher_cpu_s", "launcher_started_at")}
+        _CHILD["server_pid"] = server_pid
+        status = _run_script(request["script"], request["snakemake"])
+    finally:
+        os._exit(status)
+
+
+def _run_script(script: str, snakemake) -> int:
+    """Run ``script`` as ``__main__`` with ``snakemake`` in its globals, as Python would run it
+    (an uncaught exception goes to ``sys.excepthook``, exit hooks run); the exit status."""
+    import atexit
+    import runpy
+    import threading
+
+    try:
+        runpy.run_path(script, init_globals={"snakemake": snakemake}, run_name="__main__")
+        status = 0
+    except SystemExit as exit_:
+        code = exit_.code
+        if code is None:
+            status = 0
+        elif isinstance(code, int):
+            status = code
+        else:
+            print(code, file=sys.stderr)
+            status = 1
+    except BaseException:  # noqa: BLE001 - reported as the interpreter would, then exit 1
+        sys.excepthook(*sys.exc_info())
+        status = 1
+    threading._shutdown()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            status = status or 120
+    return status
+
+
+def serve(path: str, parent_pid: int, on_exit=None) -> None:
+    """The server's loop: preload, listen on ``path``, fork one job per request, report each
+    job's exit status to its launcher; exit on SIGTERM or when ``parent_pid`` is gone, after
+    ``on_exit({"started_at", "forked", "refused"})`` (the Snakefile's server passes
+    :func:`crowdpriv.runtime.record_job_server_cpu`)."""
+    import selectors
+    import time
+
+    _set_parent_death_signal(signal.SIGTERM)
+    sources = _preload()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(64)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    stopping = []
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the launchers; they forward
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    selector.register(wake_read, selectors.EVENT_READ)
+    jobs: dict[int, socket.socket] = {}  # pid -> launcher connection
+    by_connection: dict[socket.socket, int] = {}
+    started, forked, refused = time.time(), 0, 0
+    print("ready", flush=True)
+    quiet = os.open(os.devnull, os.O_WRONLY)  # the starter stops reading: fd 1 to /dev/null
+    os.dup2(quiet, 1)
+    os.close(quiet)
+    while not stopping and os.getppid() == parent_pid:
+        for key, _ in selector.select(timeout=1.0):
+            item = key.fileobj
+            if item is listener:
+                connection, _ = listener.accept()
+                connection.settimeout(30)
+                try:
+                    request, fds = _receive(connection, max_fds=3)
+                except (OSError, EOFError, pickle.PickleError):
+                    connection.close()
+                    continue
+                reason = ((_differs(request, sources) or _unsafe_to_fork()) if len(fds) == 3
+                          else "no standard streams")
+                if reason is not None:
+                    refused += 1
+                    for fd in fds:
+                        os.close(fd)
+                    try:
+                        _send(connection, ("refused", reason))
+                    except OSError:
+                        pass
+                    connection.close()
+                    continue
+                sys.stdout.flush()
+                sys.stderr.flush()
+                pid = os.fork()
+                if pid == 0:
+                    _become_job(request, fds, os.getppid(), [
+                        selector, listener, wake_read, wake_write, connection,
+                        *by_connection])
+                forked += 1
+                for fd in fds:
+                    os.close(fd)
+                try:
+                    _send(connection, ("started", pid))
+                except OSError:
+                    os.kill(pid, signal.SIGKILL)
+                jobs[pid] = connection
+                by_connection[connection] = pid
+                selector.register(connection, selectors.EVENT_READ)
+            elif item == wake_read:
+                try:
+                    while os.read(wake_read, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+            else:  # a launcher closed its connection before its job ended: end the job
+                pid = by_connection.get(item)
+                if pid is not None:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                selector.unregister(item)
+        _reap(jobs, by_connection, selector)
+    for pid in list(jobs):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    while jobs:
+        _reap(jobs, by_connection, selector, block=True)
+    if on_exit is not None:
+        try:
+            on_exit({"started_at": started, "forked": forked, "refused": refused})
+        except Exception as err:  # noqa: BLE001 - a record never fails a run
+            print(f"crowdpriv: the job server's record failed: {err}", file=sys.stderr)
+    os._exit(0)
+
+
+def _reap(jobs: dict, by_connection: dict, selector, *, block: bool = False) -> None:
+    """Collect ended jobs; tell each one's launcher its status (``waitstatus_to_exitcode``)."""
+    while jobs:
+        try:
+            pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            jobs.clear()
+            return
+        if pid == 0:
+            return
+        connection = jobs.pop(pid, None)
+        if connection is None:
+            continue
+        by_connection.pop(connection, None)
+        try:
+            selector.unregister(connection)
+        except (KeyError, ValueError):
+            pass
+        try:
+            connection.settimeout(5)
+            _send(connection, ("exit", os.waitstatus_to_exitcode(status)))
+        except OSError:
+            pass
+        connection.close()
+        if block:
+            return
+
+
+# ----------------------------------------------------------------- start and stop (Snakefile)
+
+_SERVER: dict = {}
+
+
+def start_server() -> bool:
+    """Start the job server for this process's jobs (the Snakefile's ``onstart``, local
+    execution only): a new interpreter in the working directory, with this environment; once
+    it has imported :data:`PRELOAD` and listens, :data:`ENV` is set here, so every job
+    Snakemake starts afterwards finds it. Returns whether it runs; if it cannot start, jobs
+    run in their own processes as without it (a warning says why)."""
+    import atexit
+    import subprocess
+    import tempfile
+
+    if _SERVER:
+        return True
+    folder = tempfile.mkdtemp(prefix="crowdpriv-jobs-")  # mode 0700: this user's only
+    path = os.path.join(folder, "socket")
+    scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = (f"import sys; sys.path.insert(0, {scripts!r}); from crowdpriv.jobserver import serve; "
+            "from crowdpriv.runtime import record_job_server_cpu; "
+            f"serve({path!r}, {os.getpid()}, on_exit=record_job_server_cpu)")
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    env.update(dict.fromkeys(JOB_THREAD_VARIABLES, "1"))
+    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, env=env)
+    line = process.stdout.readline()
+    process.stdout.close()
+    if line.strip() != b"ready":
+        process.wait()
+        print(f"crowdpriv: the job server did not start (exit {process.returncode}); every "
+              "job runs in its own process", file=sys.stderr)
+        return False
+    _SERVER.update(process=process, folder=folder, path=path)
+    os.environ[ENV] = path
+    atexit.register(stop_server)
+    return True
+
+
+def stop_server() -> None:
+    """Stop the job server and wait for it (so its CPU and its jobs' are in this process's
+    ``RUSAGE_CHILDREN``, which the run's record reads); its socket folder is removed."""
+    import shutil
+    import subprocess
+
+    process = _SERVER.pop("process", None)
+    os.environ.pop(ENV, None)
+    if process is None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    shutil.rmtree(_SERVER.pop("folder"), ignore_errors=True)
+    _SERVER.clear()
