@@ -44,7 +44,7 @@ rule all:
 # The job server (config job_server, crowdpriv.jobserver): local jobs are forked from one process
 # that imported numpy, pandas and crowdpriv once; a job that finds no server runs on its own.
 onstart:
-    if JOB_SERVER and workflow.local_exec:
+    if JOB_SERVER and workflow.local_exec and not workflow.touch:
         from crowdpriv.jobserver import start_server
 
         start_server()

@@ -29,15 +29,25 @@ from crowdpriv.jobserver import run_in_server
 
 run_in_server(snakemake)
 
-import json, os, tempfile, time
+import json, os, signal, tempfile, time
+import numpy as np
 from crowdpriv import jobserver
 from crowdpriv.runtime import record_job_cpu
 
 record_job_cpu("record.cpu.json", rule="test", calibrate=False)
+if snakemake["mode"] == "trap":  # a job that ends cleanly on SIGTERM, if the signal reaches it
+    def stop(signum, frame):
+        with open("trapped", "w") as handle:
+            handle.write(str(signum))
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, stop)
 info = {{"pid": os.getpid(), "how": jobserver.how_this_job_runs(), "cwd": os.getcwd(),
         "argv": sys.argv, "value": os.environ.get("CROWDPRIV_TEST_VALUE"),
         "tmp": tempfile.gettempdir(), "name": __name__, "file": __file__,
-        "launcher": (jobserver._CHILD or {{}}).get("launcher_pid")}}
+        "launcher": (jobserver._CHILD or {{}}).get("launcher_pid"),
+        "umask": os.umask(0), "legacy_random": float(np.random.random()),
+        "sigint_default": signal.getsignal(signal.SIGINT) is signal.default_int_handler,
+        "sighup_ignored": signal.getsignal(signal.SIGHUP) == signal.SIG_IGN}}
 with open("info.json.tmp", "w") as handle:  # whole or not at all: a test polls for it
     json.dump(info, handle)
 os.replace("info.json.tmp", "info.json")
@@ -48,7 +58,7 @@ if mode == "exit3":
     sys.exit(3)
 if mode == "raise":
     raise RuntimeError("boom")
-if mode == "sleep":
+if mode in ("sleep", "trap"):
     time.sleep(60)
 '''
 
@@ -146,6 +156,86 @@ def test_a_stopped_launcher_takes_its_job_with_it(server, how):
     assert gone(job["pid"]), f"job {job['pid']} still runs after its launcher was stopped"
 
 
+def test_the_launchers_sigterm_reaches_the_job(server):
+    """A job that handles SIGTERM (here: writes a file and exits 0) gets the SIGTERM its
+    launcher receives, so the launcher exits 0 as the job did."""
+    (server / "info.json").unlink(missing_ok=True)
+    (server / "trapped").unlink(missing_ok=True)
+    launcher = subprocess.Popen([sys.executable, str(server / "job.py"), "trap"], cwd=server,
+                                env=job_env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    end = time.monotonic() + 30
+    while not (server / "info.json").exists() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert info(server)["how"].startswith("forked")
+    launcher.terminate()
+    assert launcher.wait(timeout=30) == 0
+    assert (server / "trapped").read_text() == str(int(signal.SIGTERM))
+
+
+def test_a_fork_starts_as_a_new_interpreter_would(server):
+    """Two forks draw different numbers from numpy's legacy generator (reseeded from fresh
+    entropy, as in new interpreters), get Python's SIGINT handler, the launcher's umask, and
+    keep a signal the launcher ignores ignored (``nohup``: a hang-up must not end the job)."""
+    def ignore_hangup():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        os.umask(0o027)
+
+    draws = []
+    for _ in range(2):
+        (server / "info.json").unlink(missing_ok=True)
+        done = subprocess.run([sys.executable, str(server / "job.py"), "plain"], cwd=server,
+                              env=job_env(), capture_output=True, preexec_fn=ignore_hangup,
+                              timeout=60)
+        assert done.returncode == 0
+        got = info(server)
+        assert got["how"].startswith("forked")
+        assert got["sighup_ignored"] and got["sigint_default"] and got["umask"] == 0o027
+        draws.append(got["legacy_random"])
+    assert draws[0] != draws[1]
+    launch(server, "plain")
+    assert not info(server)["sighup_ignored"]
+
+
+def test_a_bad_request_is_refused_and_the_server_goes_on(server):
+    """A request the server cannot take (here: a pickle naming a module it cannot import, and
+    one cut short after its header and streams) is refused alone: no descriptor stays open in
+    the server, and the next job is forked as before."""
+    path = os.environ[jobserver.ENV]
+    server_pid = jobserver._SERVER["process"].pid
+
+    def open_fds():
+        """The server's open descriptors once no earlier job's connection is still closing
+        (the same count twice, 0.3 s apart)."""
+        last = None
+        for _ in range(50):
+            count = len(list(Path(f"/proc/{server_pid}/fd").iterdir()))
+            if count == last:
+                return count
+            last = count
+            time.sleep(0.3)
+        return last
+
+    before = open_fds()
+    import socket
+
+    bad = b"cnomodule\nx\n."  # a pickle (protocol 0) of a global from a module that is not there
+    for payload in (bad, None):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(path)
+        size = len(bad) if payload is None else len(payload)
+        socket.send_fds(sock, [jobserver._HEADER.pack(size)], [0, 1, 2])
+        if payload is not None:
+            sock.sendall(payload)
+            reply, _ = jobserver._receive(sock)
+            assert reply[0] == "refused" and "could not be taken" in reply[1]
+        sock.close()
+    time.sleep(0.5)
+    assert launch(server, "plain").returncode == 0
+    assert info(server)["how"].startswith("forked")
+    assert open_fds() <= before  # each leaked request would have kept its three streams
+
+
 def test_a_job_whose_environment_differs_at_import_time_runs_in_its_own_process(server):
     result = launch(server, "plain", OMP_NUM_THREADS="2")
     assert result.returncode == 0, result.stderr
@@ -171,9 +261,12 @@ def test_a_request_is_refused_when_a_fork_could_differ(tmp_path):
     file changed since the server imported it: each is a reason; the same request is not."""
     source = tmp_path / "module.py"
     source.write_text("x = 1\n")
-    sources = {str(source): source.stat().st_mtime_ns}
+    sources = {str(source): jobserver._stamp(str(source))}
     env = dict(os.environ)
-    request = dict(executable=sys.executable, cwd=os.getcwd(), env=env)
+    script = tmp_path / "job.py"
+    script.write_text("")
+    request = dict(executable=sys.executable, cwd=os.getcwd(), env=env, script=str(script),
+                   state=jobserver._process_state())
     assert jobserver._differs(request, sources) is None
     assert "another Python" in jobserver._differs({**request, "executable": "/x/python"}, sources)
     assert "working directory" in jobserver._differs({**request, "cwd": str(tmp_path)}, sources)
@@ -181,7 +274,14 @@ def test_a_request_is_refused_when_a_fork_could_differ(tmp_path):
     assert "MKL_NUM_THREADS" in jobserver._differs({**request, "env": changed}, sources)
     unrelated = {**env, "CROWDPRIV_SOMETHING_ELSE": "1"}
     assert jobserver._differs({**request, "env": unrelated}, sources) is None
-    os.utime(source, ns=(0, 1))
+    assert "not a local file" in jobserver._differs({**request, "script": "https://x/y.py"},
+                                                    sources)
+    limits = {**request["state"]["limits"], "RLIMIT_NOFILE": (16, 16)}
+    other = {**request["state"], "limits": limits}
+    assert "another limits" in jobserver._differs({**request, "state": other}, sources)
+    stamp = source.stat()
+    source.write_text("x = 2\n")  # the same size, then the modification time put back
+    os.utime(source, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
     assert "changed since the server imported it" in jobserver._differs(request, sources)
 
 

@@ -1,44 +1,56 @@
 """The job server: pipeline jobs forked from one process that has imported the numeric stack
 once, instead of each job importing numpy, pandas, scipy and crowdpriv afresh (issue 28).
 
-Every job of a default run pays about 0.5 CPU-s before its own work (the interpreter,
-Snakemake's ``script:`` preamble, numpy and pandas, one paper's modules), about a fifth of the
-run's CPU for 77 jobs. With the server, Snakemake still starts each job's script as it always
-does (same rule, same log, same exit status), but the script's first statement,
-:func:`run_in_server`, hands the job to the server: the server forks, the fork becomes the job
-(the launcher's working directory, environment, ``sys.path``, standard streams and
-``snakemake`` object) and runs the script from its first line, while the launcher waits,
-forwards the signals Snakemake sends it (SIGTERM, SIGINT, SIGHUP, SIGQUIT) and exits with the
-job's status. The launcher has paid the interpreter and the preamble (~0.1 CPU-s); the fork
-pays nothing for imports.
+Every job of a default run pays about 0.5 CPU-s before its own work in its own process (the
+interpreter, Snakemake's ``script:`` preamble, numpy and pandas, one paper's modules), about a
+fifth of the run's CPU for 77 jobs. With the server, Snakemake still starts each job's script
+as it always does (same rule, same log), but the script's first statement,
+:func:`run_in_server`, hands the job to the server: the server forks, the fork takes the
+launcher's place (its working directory, environment, umask, ``sys.path``, ``sys.argv``,
+standard streams, the dispositions of the signals below and its ``snakemake`` object) and runs
+the script from its first line as ``__main__``, while the launcher waits, passes on the
+SIGTERM, SIGINT, SIGHUP and SIGQUIT it receives (those it ignores stay ignored, in the fork
+too) and exits with the job's status, or dies of the job's signal. The launcher has paid the
+interpreter and the preamble (~0.07-0.1 CPU-s); the fork pays nothing for imports.
 
-The same numbers as a fresh process, by construction and by test:
+The same numbers as a job in its own process, by construction and by test (the end-to-end runs
+compare a run with the server and one without, byte for byte):
 
-* the server imports only (:data:`PRELOAD`), never runs a job, and forks only while it has one
-  thread; a fork starts from that state, the state a fresh job reaches after its imports
-  (Python's ``random`` reseeds itself in a fork, and numpy's legacy global generator is
-  reseeded from fresh entropy here, as a new interpreter's is; every number of the pipeline
-  comes from generators derived from the config's seeds anyway);
-* a request is refused, and the job runs in its own process as without the server, when it
-  could differ from a fresh process: another Python executable or working directory, a
+* the server imports (:data:`PRELOAD`), never runs a job, and forks only while it has one
+  thread; a fork starts from that state. Python's ``random`` reseeds itself in a fork and
+  numpy's legacy global generator is reseeded here from fresh entropy, as a new interpreter's
+  is (every number of the pipeline comes from generators derived from the config's seeds).
+  What differs from a process of its own, and changes no number: every module of
+  :data:`PRELOAD` is already imported, every fork shares the server's string-hash seed (a new
+  interpreter draws its own; the pipeline's outputs do not depend on it, which the byte
+  identity of runs in fresh processes shows), and the peak resident memory in a job's record
+  counts the server's preloaded pages, which the fork shares;
+* a request is refused, and the job runs in its own process as without the server, when the
+  fork could import or run differently: another Python executable or working directory, a
   variable read at import time that differs (:data:`IMPORT_TIME_VARIABLES`: the BLAS/OpenMP
-  thread counts among them), or a crowdpriv source file changed since the server imported it;
-  the job's log says which way it ran (:func:`how_this_job_runs`);
-* only local execution starts a server (``workflow.local_exec``); a job that finds no server
-  (a cluster node, a run with ``job_server: false``, a server that is gone) runs in its own
-  process.
+  thread counts, pandas' and scipy's options among them), other resource limits, CPU
+  affinity or priority, a script that is not a local file, or a source file of crowdpriv or
+  the ``__init__`` of a preloaded package changed since the server imported it (its
+  modification and change times and size); the job's log says which way it ran
+  (:func:`how_this_job_runs`);
+* only local execution starts a server (``workflow.local_exec``; not for ``--touch``); a job
+  that finds no server (a cluster node, a run with ``job_server: false``, a server that is
+  gone) runs in its own process.
 
 The job's CPU record (:func:`crowdpriv.runtime.record_job_cpu`) adds the launcher's CPU to the
 fork's, and the server's own (the imports, once; the loop) is written when it stops
-(:func:`crowdpriv.runtime.record_job_server_cpu`, ``results/benchmarks/job_server.cpu.json``), so the per-job table of
-``benchmarks/reproduction_cpu.py`` still sums every process of the run. Snakemake's
-``benchmark:`` files measure the process it started, the launcher, and so miss the job's work
-when it ran in the server: the ``*.cpu.json`` records are the jobs' CPU.
+(:func:`crowdpriv.runtime.record_job_server_cpu`, ``results/benchmarks/job_server.cpu.json``),
+so the per-job table of ``benchmarks/reproduction_cpu.py`` still sums every process of the
+run. Snakemake's ``benchmark:`` files measure the process it started, the launcher, and so miss
+the job's work when it ran in the server: the ``*.cpu.json`` records are the jobs' CPU.
 
-If the launcher is killed (SIGKILL), the server kills the job; if the server dies, the kernel
-kills its jobs (``PR_SET_PDEATHSIG``) and their launchers fail; if Snakemake dies, the server
-exits. The socket lives in a private temporary folder (mode 0700) of the user running the
-workflow.
+The server runs in a session of its own, so a terminal's Ctrl-C reaches a job once, through its
+launcher. If a launcher is killed outright (SIGKILL), the server kills its job; if the server
+dies, the kernel kills its jobs (``PR_SET_PDEATHSIG``) and their launchers fail; if Snakemake
+dies, the server ends and kills the jobs still running (in their own processes they would run
+on, orphaned). An error while taking one request refuses that request only. The socket lives
+in a private temporary folder (mode 0700) of the user running the workflow, removed when the
+server stops.
 
 This module imports nothing heavy at the top: :func:`run_in_server` runs in every launcher
 before numpy or pandas are imported.
@@ -71,11 +83,12 @@ PRELOAD = (
     "crowdpriv.ldp_sparse", "crowdpriv.pptd", "crowdpriv.priscrowd", "crowdpriv.audits",
 )
 
-#: Environment variables (names or prefixes ending in ``_``) that a library reads when it is
-#: imported: a job whose value differs from the server's is not forked.
+#: Environment variables (names, or prefixes ending in ``_``) that a library reads when it is
+#: imported or starts: a job whose value differs from the server's is not forked.
 IMPORT_TIME_VARIABLES = (
     "PYTHON", "OMP_", "OPENBLAS_", "GOTO_", "MKL_", "BLIS_", "VECLIB_", "NUMEXPR_", "NPY_",
-    "NUMPY_", "MPL", "LD_", "MALLOC_", "GLIBC_", "LC_", "LANG", "TZ",
+    "NUMPY_", "KMP_", "GOMP_", "PANDAS_", "SCIPY_", "MPL", "LD_", "MALLOC_", "GLIBC_", "LC_",
+    "LANG", "TZ",
 )
 
 #: The variables Snakemake sets to a job's thread count in the job's environment
@@ -85,7 +98,14 @@ JOB_THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOTO_NUM_THREADS", "OPENBLAS_NUM_THR
                         "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 _HEADER = struct.Struct("!Q")
+#: Signals a launcher passes on to its job (a terminal's Ctrl-C and hang-up, Snakemake's stop).
 _FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+#: Resource limits a fork must share with its launcher.
+_LIMITS = ("RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_NOFILE", "RLIMIT_CPU",
+           "RLIMIT_FSIZE", "RLIMIT_CORE", "RLIMIT_NPROC")
+#: Seconds a launcher waits for the server to take its request, and the server for a request.
+_TIMEOUT_S = 60.0
+_REQUEST_TIMEOUT_S = 5.0
 _PR_SET_PDEATHSIG = 1
 
 #: In a job forked by the server: what it knows of its launcher (set in the fork).
@@ -102,7 +122,8 @@ def run_in_server(snakemake) -> None:
     In a launcher (a script Snakemake started, with :data:`ENV` set): the server forks the job
     and this call never returns; the process exits with the job's status (or dies of the
     job's signal). Returns (the caller runs the job itself) in the fork, without a server, or
-    when the server refuses or cannot be reached (the reason is kept for the job's log).
+    when the server refuses or cannot be reached in time (the reason is kept for the job's
+    log).
     """
     global _NOT_USED
     if _CHILD is not None:
@@ -132,6 +153,23 @@ def _own_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def _process_state() -> dict:
+    """What of this process a fork must share: resource limits, CPU affinity, priority."""
+    import resource
+
+    state = {"limits": {name: resource.getrlimit(getattr(resource, name))
+                        for name in _LIMITS if hasattr(resource, name)}}
+    try:
+        state["affinity"] = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        state["affinity"] = None
+    try:
+        state["priority"] = os.getpriority(os.PRIO_PROCESS, 0)
+    except (AttributeError, OSError):
+        state["priority"] = None
+    return state
+
+
 def _send(sock: socket.socket, message, fds=()) -> None:
     payload = pickle.dumps(message, protocol=4)
     if fds:
@@ -153,45 +191,76 @@ def _receive_exactly(sock: socket.socket, size: int) -> bytes:
 
 
 def _receive(sock: socket.socket, *, max_fds: int = 0):
-    """One message (and up to ``max_fds`` file descriptors sent with its header)."""
+    """One message (and up to ``max_fds`` file descriptors sent with its header). The
+    descriptors are closed here if the message cannot be read whole."""
     if max_fds:
         header, fds, _flags, _addr = socket.recv_fds(sock, _HEADER.size, max_fds)
     else:
         header, fds = sock.recv(_HEADER.size), []
-    if len(header) < _HEADER.size:
-        header += _receive_exactly(sock, _HEADER.size - len(header)) if header else b""
-    if len(header) < _HEADER.size:
-        raise EOFError("connection closed")
-    (size,) = _HEADER.unpack(header)
-    return pickle.loads(_receive_exactly(sock, size)), list(fds)
+    fds = list(fds)
+    try:
+        if not header:
+            raise EOFError("connection closed")
+        if len(header) < _HEADER.size:
+            header += _receive_exactly(sock, _HEADER.size - len(header))
+        (size,) = _HEADER.unpack(header)
+        return pickle.loads(_receive_exactly(sock, size)), fds
+    except BaseException:
+        _close_all(fds)
+        raise
+
+
+def _close_all(fds) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
 
 
 def _delegate(path: str, snakemake) -> None:
     global _NOT_USED
     main = sys.modules["__main__"]
+    ignored = [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN]
     request = dict(
-        script=os.path.realpath(getattr(main, "__file__", "")), snakemake=snakemake,
-        cwd=os.getcwd(), env=dict(os.environ), sys_path=list(sys.path), argv=list(sys.argv),
-        executable=sys.executable, launcher_pid=os.getpid(), launcher_cpu_s=_own_cpu(),
+        script=os.path.realpath(getattr(main, "__file__", "") or ""), snakemake=snakemake,
+        cwd=os.getcwd(), env=dict(os.environ), umask=_current_umask(), sys_path=list(sys.path),
+        argv=list(sys.argv), executable=sys.executable, ignored_signals=ignored,
+        state=_process_state(), launcher_pid=os.getpid(), launcher_cpu_s=_own_cpu(),
         launcher_started_at=_started_at())
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(_TIMEOUT_S)  # taking the request; the job itself may run for hours
     sock.connect(path)
     _send(sock, request, fds=(0, 1, 2))
-    reply, _ = _receive(sock)
+    try:
+        reply, _ = _receive(sock)
+    except (OSError, EOFError):
+        sock.close()  # the server kills a job whose launcher is gone: never two copies
+        raise
     if reply[0] == "refused":
         sock.close()
         _NOT_USED = f"the job server refused: {reply[1]}"
         return
     child = reply[1]
+    sock.settimeout(None)
+    try:
+        target = os.pidfd_open(child)  # a signal then cannot reach a reused pid
+
+        def send(signum):
+            signal.pidfd_send_signal(target, signum)
+    except (AttributeError, OSError):
+        def send(signum):
+            os.kill(child, signum)
 
     def forward(signum, _frame):
         try:
-            os.kill(child, signum)
-        except ProcessLookupError:
+            send(signum)
+        except (ProcessLookupError, OSError):
             pass
 
     for signum in _FORWARDED:
-        signal.signal(signum, forward)
+        if int(signum) not in ignored:
+            signal.signal(signum, forward)
     try:
         reply, _ = _receive(sock)
     except (OSError, EOFError) as err:
@@ -203,6 +272,12 @@ def _delegate(path: str, snakemake) -> None:
         signal.signal(-returncode, signal.SIG_DFL)
         os.kill(os.getpid(), -returncode)
     os._exit(returncode if 0 <= returncode < 256 else 1)
+
+
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _started_at() -> float:
@@ -221,23 +296,35 @@ def _started_at() -> float:
 
 # ------------------------------------------------------------------------------- server side
 
+def _stamp(path: str):
+    """What changes when a file is rewritten, even with its modification time kept."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
+
+
 def _differs(request: dict, sources: dict) -> str | None:
     """Why a fork could differ from a fresh process for this request (None: it cannot)."""
     if request["executable"] != sys.executable:
         return f"another Python ({request['executable']}, the server runs {sys.executable})"
     if request["cwd"] != os.getcwd():
         return f"another working directory ({request['cwd']})"
+    script = request.get("script") or ""
+    if not os.path.isfile(script):
+        return f"the script {script!r} is not a local file"
     env = request["env"]
     for name in sorted(set(env) | set(os.environ)):
         if name.startswith(IMPORT_TIME_VARIABLES) and env.get(name) != os.environ.get(name):
             return (f"environment variable {name} is {env.get(name)!r}, the server imported "
                     f"with {os.environ.get(name)!r}")
+    mine = _process_state()
+    for key, value in request.get("state", {}).items():
+        if value != mine.get(key):
+            return f"another {key} ({value!r}, the server's {mine.get(key)!r})"
     for path, stamp in sources.items():
-        try:
-            now = os.stat(path).st_mtime_ns
-        except OSError:
-            now = None
-        if now != stamp:
+        if _stamp(path) != stamp:
             return f"{path} changed since the server imported it"
     return None
 
@@ -258,23 +345,25 @@ def _thread_count() -> int:
 
 
 def _preload() -> dict:
-    """Import :data:`PRELOAD`; the crowdpriv source files imported, with their mtimes."""
+    """Import :data:`PRELOAD`; the files whose change would make a fork differ from a fresh
+    process (every crowdpriv source imported, each preloaded package's ``__init__``), with
+    their stamps."""
     import gc
     import importlib
 
     for name in PRELOAD:
         importlib.import_module(name)
     # The imported modules' objects live as long as any job: out of the collector's sight, a
-    # fork's garbage collections neither walk them nor copy their pages (no number changes).
+    # fork's garbage collections do not walk them (no number changes).
     gc.collect()
     gc.freeze()
     package = os.path.dirname(os.path.abspath(__file__))
-    sources = {}
+    watched = {getattr(sys.modules.get(name.split(".")[0]), "__file__", None) for name in PRELOAD}
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if path and os.path.abspath(path).startswith(package + os.sep):
-            sources[os.path.abspath(path)] = os.stat(path).st_mtime_ns
-    return sources
+            watched.add(path)
+    return {os.path.abspath(p): _stamp(p) for p in watched if p}
 
 
 def _set_parent_death_signal(signum: int) -> None:
@@ -293,9 +382,15 @@ def _become_job(request: dict, fds: list[int], server_pid: int, close: list) -> 
     status = 1
     try:
         signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-            signal.signal(signum, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        ignored = set(request["ignored_signals"])
+        for signum in _FORWARDED:  # as a new interpreter with the launcher's dispositions
+            if int(signum) in ignored:
+                signal.signal(signum, signal.SIG_IGN)
+            elif signum == signal.SIGINT:
+                signal.signal(signum, signal.default_int_handler)
+            else:
+                signal.signal(signum, signal.SIG_DFL)
         for item in close:
             item.close() if hasattr(item, "close") else os.close(item)
         _set_parent_death_signal(signal.SIGKILL)
@@ -305,10 +400,13 @@ def _become_job(request: dict, fds: list[int], server_pid: int, close: list) -> 
             os.dup2(fd, target)
             os.close(fd)
         os.chdir(request["cwd"])
+        os.umask(request["umask"])
         os.environ.clear()
         os.environ.update(request["env"])
         sys.path[:] = request["sys_path"]
         sys.argv[:] = request["argv"]
+        if os.isatty(1):  # line-buffered on a terminal, as a new interpreter's stdout is
+            sys.stdout.reconfigure(line_buffering=True)
         import tempfile
 
         import numpy
@@ -324,14 +422,21 @@ def _become_job(request: dict, fds: list[int], server_pid: int, close: list) -> 
 
 
 def _run_script(script: str, snakemake) -> int:
-    """Run ``script`` as ``__main__`` with ``snakemake`` in its globals, as Python would run it
-    (an uncaught exception goes to ``sys.excepthook``, exit hooks run); the exit status."""
+    """Run ``script`` as ``__main__`` with ``snakemake`` in its globals, as the interpreter runs
+    a script (``sys.argv`` untouched; an uncaught exception goes to ``sys.excepthook``; exit
+    hooks run; an uncaught KeyboardInterrupt ends the process by SIGINT); the exit status."""
     import atexit
-    import runpy
     import threading
+    import types
 
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=script, __builtins__=__builtins__, snakemake=snakemake)
+    sys.modules["__main__"] = main
+    interrupted = False
     try:
-        runpy.run_path(script, init_globals={"snakemake": snakemake}, run_name="__main__")
+        with open(script, "rb") as handle:
+            code = compile(handle.read(), script, "exec")
+        exec(code, main.__dict__)
         status = 0
     except SystemExit as exit_:
         code = exit_.code
@@ -342,16 +447,23 @@ def _run_script(script: str, snakemake) -> int:
         else:
             print(code, file=sys.stderr)
             status = 1
-    except BaseException:  # noqa: BLE001 - reported as the interpreter would, then exit 1
-        sys.excepthook(*sys.exc_info())
+    except BaseException as err:  # noqa: BLE001 - reported as the interpreter would
+        interrupted = isinstance(err, KeyboardInterrupt)
+        sys.excepthook(type(err), err, err.__traceback__)
         status = 1
-    threading._shutdown()
-    atexit._run_exitfuncs()
+    try:
+        threading._shutdown()
+        atexit._run_exitfuncs()
+    except KeyboardInterrupt:
+        interrupted = True
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):
             status = status or 120
+    if interrupted:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
     return status
 
 
@@ -359,10 +471,11 @@ def serve(path: str, parent_pid: int, on_exit=None) -> None:
     """The server's loop: preload, listen on ``path``, fork one job per request, report each
     job's exit status to its launcher; exit on SIGTERM or when ``parent_pid`` is gone, after
     ``on_exit({"started_at", "forked", "refused"})`` (the Snakefile's server passes
-    :func:`crowdpriv.runtime.record_job_server_cpu`)."""
+    :func:`crowdpriv.runtime.record_job_server_cpu`), removing the socket and its folder."""
     import selectors
     import time
 
+    started = time.time()
     _set_parent_death_signal(signal.SIGTERM)
     sources = _preload()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -375,57 +488,66 @@ def serve(path: str, parent_pid: int, on_exit=None) -> None:
     stopping = []
     signal.signal(signal.SIGCHLD, lambda *_: None)
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the launchers; they forward
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a job's Ctrl-C comes through its launcher
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
     selector.register(wake_read, selectors.EVENT_READ)
     jobs: dict[int, socket.socket] = {}  # pid -> launcher connection
     by_connection: dict[socket.socket, int] = {}
-    started, forked, refused = time.time(), 0, 0
+    counts = {"forked": 0, "refused": 0}
     print("ready", flush=True)
     quiet = os.open(os.devnull, os.O_WRONLY)  # the starter stops reading: fd 1 to /dev/null
     os.dup2(quiet, 1)
     os.close(quiet)
+
+    def take(connection):
+        """One request: refuse it, or fork its job. Any error refuses this request only."""
+        fds: list[int] = []
+        try:
+            connection.settimeout(_REQUEST_TIMEOUT_S)
+            request, fds = _receive(connection, max_fds=3)
+            reason = ((_differs(request, sources) or _unsafe_to_fork()) if len(fds) == 3
+                      else "no standard streams")
+            pid = None
+            if reason is None:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                try:
+                    pid = os.fork()
+                except OSError as err:
+                    reason = f"fork failed ({err})"
+            if pid == 0:
+                _become_job(request, fds, os.getppid(), [
+                    selector, listener, wake_read, wake_write, connection, *by_connection])
+        except Exception as err:  # noqa: BLE001 - one bad request must not end the server
+            reason, pid = f"the request could not be taken ({type(err).__name__}: {err})", None
+        _close_all(fds)
+        if pid is None:
+            counts["refused"] += 1
+            try:
+                _send(connection, ("refused", reason))
+            except OSError:
+                pass
+            connection.close()
+            return
+        counts["forked"] += 1
+        try:
+            _send(connection, ("started", pid))
+        except OSError:  # the launcher is gone: so is its job
+            os.kill(pid, signal.SIGKILL)
+        jobs[pid] = connection
+        by_connection[connection] = pid
+        selector.register(connection, selectors.EVENT_READ)
+
     while not stopping and os.getppid() == parent_pid:
         for key, _ in selector.select(timeout=1.0):
             item = key.fileobj
             if item is listener:
-                connection, _ = listener.accept()
-                connection.settimeout(30)
                 try:
-                    request, fds = _receive(connection, max_fds=3)
-                except (OSError, EOFError, pickle.PickleError):
-                    connection.close()
-                    continue
-                reason = ((_differs(request, sources) or _unsafe_to_fork()) if len(fds) == 3
-                          else "no standard streams")
-                if reason is not None:
-                    refused += 1
-                    for fd in fds:
-                        os.close(fd)
-                    try:
-                        _send(connection, ("refused", reason))
-                    except OSError:
-                        pass
-                    connection.close()
-                    continue
-                sys.stdout.flush()
-                sys.stderr.flush()
-                pid = os.fork()
-                if pid == 0:
-                    _become_job(request, fds, os.getppid(), [
-                        selector, listener, wake_read, wake_write, connection,
-                        *by_connection])
-                forked += 1
-                for fd in fds:
-                    os.close(fd)
-                try:
-                    _send(connection, ("started", pid))
+                    connection, _ = listener.accept()
                 except OSError:
-                    os.kill(pid, signal.SIGKILL)
-                jobs[pid] = connection
-                by_connection[connection] = pid
-                selector.register(connection, selectors.EVENT_READ)
+                    continue
+                take(connection)
             elif item == wake_read:
                 try:
                     while os.read(wake_read, 512):
@@ -448,9 +570,15 @@ def serve(path: str, parent_pid: int, on_exit=None) -> None:
             pass
     while jobs:
         _reap(jobs, by_connection, selector, block=True)
+    listener.close()
+    for item in (path, os.path.dirname(path)):
+        try:
+            (os.unlink if item == path else os.rmdir)(item)
+        except OSError:
+            pass
     if on_exit is not None:
         try:
-            on_exit({"started_at": started, "forked": forked, "refused": refused})
+            on_exit({"started_at": started, **counts})
         except Exception as err:  # noqa: BLE001 - a record never fails a run
             print(f"crowdpriv: the job server's record failed: {err}", file=sys.stderr)
     os._exit(0)
@@ -491,11 +619,14 @@ _SERVER: dict = {}
 
 def start_server() -> bool:
     """Start the job server for this process's jobs (the Snakefile's ``onstart``, local
-    execution only): a new interpreter in the working directory, with this environment; once
-    it has imported :data:`PRELOAD` and listens, :data:`ENV` is set here, so every job
-    Snakemake starts afterwards finds it. Returns whether it runs; if it cannot start, jobs
-    run in their own processes as without it (a warning says why)."""
+    execution only): a new interpreter in its own session, in the working directory, with this
+    environment and a one-thread job's BLAS/OpenMP variables; once it has imported
+    :data:`PRELOAD` and listens, :data:`ENV` is set here, so every job Snakemake starts
+    afterwards finds it. Returns whether it runs; if it cannot start, jobs run in their own
+    processes as without it (a warning says so; the server's own error, if any, is on
+    stderr)."""
     import atexit
+    import shutil
     import subprocess
     import tempfile
 
@@ -510,13 +641,21 @@ def start_server() -> bool:
     env = {k: v for k, v in os.environ.items() if k != ENV}
     env.update(dict.fromkeys(JOB_THREAD_VARIABLES, "1"))
     process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, env=env)
-    line = process.stdout.readline()
+                               stdout=subprocess.PIPE, env=env, start_new_session=True)
+    seen = []
+    for line in process.stdout:  # a site banner may come first; "ready" or the end
+        if line.strip() == b"ready":
+            break
+        seen.append(line.decode(errors="replace").strip())
+    else:
+        line = b""
     process.stdout.close()
     if line.strip() != b"ready":
         process.wait()
-        print(f"crowdpriv: the job server did not start (exit {process.returncode}); every "
-              "job runs in its own process", file=sys.stderr)
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"crowdpriv: the job server did not start (exit {process.returncode}"
+              f"{'; it printed: ' + ' | '.join(seen[-3:]) if seen else ''}); every job runs "
+              "in its own process", file=sys.stderr)
         return False
     _SERVER.update(process=process, folder=folder, path=path)
     os.environ[ENV] = path

@@ -89,27 +89,35 @@ def test_claims_tables_well_formed(full_run):
 
 def test_same_config_gives_byte_identical_results_whatever_the_cores_and_load(full_runs):
     """The two runs of the same config made at the same time in fresh folders (--cores 2 and
-    --cores 3, each the other's load: tests/conftest.py's full_runs): every CSV of results/
-    (but the *_timings.csv), every claims table, the summary and the processed datasets (the
-    stochastic surrogates among them) are byte-identical. (Every rule takes one thread, so the
+    --cores 3, each the other's load; the first with the job server, the second without:
+    tests/conftest.py's full_runs): every CSV of results/ (but the *_timings.csv), every claims
+    table, every Markdown page and JSON file of results/ (the summary, the readings, the
+    release ledgers), and the processed datasets (the stochastic surrogates among them) are
+    byte-identical. (Every rule takes one thread, so the
     cores change only what runs at once and in which order.)"""
     first_run, second_run = full_runs
 
-    def csvs(run):
-        return {p.relative_to(run) for folder in ("results", "data/processed")
-                for p in (run / folder).rglob("*.csv")}
+    def tables(run):
+        """Every CSV of results/ and data/processed/, and every Markdown and JSON file of
+        results/ but the CPU records and logs (results/benchmarks, results/logs)."""
+        found = {p.relative_to(run) for folder in ("results", "data/processed")
+                 for p in (run / folder).rglob("*.csv")}
+        found |= {p.relative_to(run) for suffix in ("*.md", "*.json")
+                  for p in (run / "results").rglob(suffix)}
+        return {p for p in found if p.parts[1] not in ("benchmarks", "logs")}
 
-    first, second = csvs(first_run), csvs(second_run)
+    first, second = tables(first_run), tables(second_run)
     assert first == second
-    compared = sorted(p for p in first if not p.name.endswith(TIMINGS)) + [
-        Path("results/summary.md")]
+    compared = sorted(p for p in first if not p.name.endswith(TIMINGS))
     different = [str(p) for p in compared
                  if not filecmp.cmp(first_run / p, second_run / p, shallow=False)]
     assert not different, different
     assert len(compared) > 50
     assert {Path("data/processed/stock_surrogate/claims.csv"),
             Path("data/processed/indoor_surrogate/claims.csv"),
-            Path("results/datasets/stats.csv")} <= set(compared)
+            Path("results/datasets/stats.csv"), Path("results/summary.md"),
+            Path("results/priscrowd/readings.md")} <= set(compared)
+    assert any(p.name.endswith(".privacy.json") for p in compared)  # the release ledgers
 
 
 def test_the_first_run_forked_its_jobs_from_the_job_server_the_second_did_not(full_runs):
