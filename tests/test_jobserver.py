@@ -58,6 +58,9 @@ if mode == "exit3":
     sys.exit(3)
 if mode == "raise":
     raise RuntimeError("boom")
+if mode == "annotations":  # evaluated at definition, as without ``from __future__`` import
+    def f(x: undefined_name):
+        pass
 if mode in ("sleep", "trap"):
     time.sleep(60)
 '''
@@ -154,6 +157,70 @@ def test_a_stopped_launcher_takes_its_job_with_it(server, how):
     code = launcher.wait(timeout=30)
     assert code == (-signal.SIGTERM if how == "terminate" else -signal.SIGKILL)
     assert gone(job["pid"]), f"job {job['pid']} still runs after its launcher was stopped"
+
+
+def start_sleeping_job(server):
+    """A launcher whose forked job sleeps; returns (launcher, job pid)."""
+    (server / "info.json").unlink(missing_ok=True)
+    launcher = subprocess.Popen([sys.executable, str(server / "job.py"), "sleep"], cwd=server,
+                                env=job_env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    end = time.monotonic() + 30
+    while not (server / "info.json").exists() and time.monotonic() < end:
+        time.sleep(0.05)
+    job = info(server)
+    assert job["how"].startswith("forked") and job["launcher"] == launcher.pid
+    return launcher, job["pid"]
+
+
+def state(pid: int) -> str:
+    """The process's state letter (``/proc/<pid>/stat``: R, S, T, ...)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_a_job_killed_outright_kills_its_launcher_and_never_runs_again(server):
+    """A forked job that dies of SIGKILL (the OOM killer's signal) takes its launcher with it:
+    the launcher dies of the same signal and does not run the job itself."""
+    launcher, job = start_sleeping_job(server)
+    os.kill(job, signal.SIGKILL)
+    assert launcher.wait(timeout=30) == -signal.SIGKILL
+    assert info(server)["how"].startswith("forked")  # not re-written by a second run
+
+
+def test_ctrl_z_stops_and_continues_the_job(server):
+    """SIGTSTP to the launcher (a terminal's Ctrl-Z) stops the job and the launcher; SIGCONT
+    continues both."""
+    launcher, job = start_sleeping_job(server)
+    try:
+        os.kill(launcher.pid, signal.SIGTSTP)
+        end = time.monotonic() + 10
+        while not (state(job) == "T" and state(launcher.pid) == "T"):
+            assert time.monotonic() < end, (state(job), state(launcher.pid))
+            time.sleep(0.05)
+        os.kill(launcher.pid, signal.SIGCONT)
+        end = time.monotonic() + 10
+        while state(job) == "T" or state(launcher.pid) == "T":
+            assert time.monotonic() < end, (state(job), state(launcher.pid))
+            time.sleep(0.05)
+    finally:
+        os.kill(launcher.pid, signal.SIGCONT)
+        launcher.terminate()
+        launcher.wait(timeout=30)
+    assert gone(job)
+
+
+def test_the_script_is_compiled_as_the_interpreter_would(server):
+    """Without the job server's own ``from __future__ import annotations``: an annotation
+    naming nothing fails at definition in the fork as in a process of its own."""
+    forked = launch(server, "annotations")
+    assert info(server)["how"].startswith("forked")
+    env = job_env()
+    env.pop(jobserver.ENV)
+    own = subprocess.run([sys.executable, str(server / "job.py"), "annotations"], cwd=server,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert forked.returncode == own.returncode == 1
+    assert "NameError: name 'undefined_name' is not defined" in forked.stderr
+    assert "NameError: name 'undefined_name' is not defined" in own.stderr
 
 
 def test_the_launchers_sigterm_reaches_the_job(server):

@@ -10,8 +10,11 @@ launcher's place (its working directory, environment, umask, ``sys.path``, ``sys
 standard streams, the dispositions of the signals below and its ``snakemake`` object) and runs
 the script from its first line as ``__main__``, while the launcher waits, passes on the
 SIGTERM, SIGINT, SIGHUP and SIGQUIT it receives (those it ignores stay ignored, in the fork
-too) and exits with the job's status, or dies of the job's signal. The launcher has paid the
-interpreter and the preamble (~0.07-0.1 CPU-s); the fork pays nothing for imports.
+too) and a terminal's Ctrl-Z (SIGTSTP, then SIGCONT), and exits with the job's status, or dies
+of the job's signal (SIGKILL included). Once the server has forked the job, its launcher never
+runs it: if the server does not answer within a minute, the job fails with a message. The
+launcher has paid the interpreter and the preamble (~0.07-0.1 CPU-s); the fork pays nothing
+for imports.
 
 The same numbers as a job in its own process, by construction and by test (the end-to-end runs
 compare a run with the server and one without, byte for byte):
@@ -23,8 +26,10 @@ compare a run with the server and one without, byte for byte):
   What differs from a process of its own, and changes no number: every module of
   :data:`PRELOAD` is already imported, every fork shares the server's string-hash seed (a new
   interpreter draws its own; the pipeline's outputs do not depend on it, which the byte
-  identity of runs in fresh processes shows), and the peak resident memory in a job's record
-  counts the server's preloaded pages, which the fork shares;
+  identity of runs in fresh processes shows), the peak resident memory in a job's record
+  counts the server's preloaded pages, which the fork shares, and a job that fails ends
+  without the interpreter's finalization (as every adapter's successful end already does,
+  :func:`crowdpriv.runtime.finish_job`), so a file it left open and unflushed is not flushed;
 * a request is refused, and the job runs in its own process as without the server, when the
   fork could import or run differently: another Python executable or working directory, a
   variable read at import time that differs (:data:`IMPORT_TIME_VARIABLES`: the BLAS/OpenMP
@@ -47,8 +52,8 @@ the job's work when it ran in the server: the ``*.cpu.json`` records are the job
 The server runs in a session of its own, so a terminal's Ctrl-C reaches a job once, through its
 launcher. If a launcher is killed outright (SIGKILL), the server kills its job; if the server
 dies, the kernel kills its jobs (``PR_SET_PDEATHSIG``) and their launchers fail; if Snakemake
-dies, the server ends and kills the jobs still running (in their own processes they would run
-on, orphaned). An error while taking one request refuses that request only. The socket lives
+dies, the server ends and kills the jobs still running, and their launchers die of it (in
+their own processes the jobs would run on, orphaned). An error while taking one request refuses that request only. The socket lives
 in a private temporary folder (mode 0700) of the user running the workflow, removed when the
 server stops.
 
@@ -229,38 +234,61 @@ def _delegate(path: str, snakemake) -> None:
         state=_process_state(), launcher_pid=os.getpid(), launcher_cpu_s=_own_cpu(),
         launcher_started_at=_started_at())
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(_TIMEOUT_S)  # taking the request; the job itself may run for hours
-    sock.connect(path)
-    _send(sock, request, fds=(0, 1, 2))
+    sock.settimeout(_TIMEOUT_S)
+    sock.connect(path)  # fails: no server, so no fork (the caller runs the job itself)
+    _send(sock, request, fds=(0, 1, 2))  # fails: the request is incomplete, so no fork
     try:
         reply, _ = _receive(sock)
-    except (OSError, EOFError):
-        sock.close()  # the server kills a job whose launcher is gone: never two copies
+    except EOFError:  # closed unanswered: the server died, and with it any fork it made
+        sock.close()
         raise
+    except OSError as err:  # no answer in time: a fork may yet start, so never run here too
+        print(f"crowdpriv: the job server at {path} did not take the job within "
+              f"{_TIMEOUT_S:g} s ({err}); the job fails (set job_server: false to run jobs "
+              "without it)", file=sys.stderr, flush=True)
+        os._exit(1)
     if reply[0] == "refused":
         sock.close()
         _NOT_USED = f"the job server refused: {reply[1]}"
         return
-    child = reply[1]
+    try:  # the job runs in the server now: whatever happens, this process never runs it
+        _wait_for(sock, reply[1], ignored)
+    finally:
+        os._exit(1)
+
+
+def _wait_for(sock: socket.socket, child: int, ignored) -> None:
+    """In a launcher whose job the server forked: pass signals on until the job ends, then
+    exit with its status or die of its signal (never returns)."""
     sock.settimeout(None)
     try:
         target = os.pidfd_open(child)  # a signal then cannot reach a reused pid
 
         def send(signum):
             signal.pidfd_send_signal(target, signum)
-    except (AttributeError, OSError):
+    except ProcessLookupError:  # already ended (and perhaps reaped): nothing to signal
+        def send(signum):
+            pass
+    except (AttributeError, OSError):  # no pidfd on this system
         def send(signum):
             os.kill(child, signum)
 
     def forward(signum, _frame):
         try:
             send(signum)
-        except (ProcessLookupError, OSError):
+        except OSError:
             pass
+
+    def suspend(_signum, _frame):  # Ctrl-Z: stop the job, then this launcher, as asked
+        forward(signal.SIGSTOP, _frame)  # (the job's group, in the server's session, is
+        os.kill(os.getpid(), signal.SIGSTOP)  # orphaned: the kernel would drop a SIGTSTP)
 
     for signum in _FORWARDED:
         if int(signum) not in ignored:
             signal.signal(signum, forward)
+    if signal.getsignal(signal.SIGTSTP) != signal.SIG_IGN:
+        signal.signal(signal.SIGTSTP, suspend)
+    signal.signal(signal.SIGCONT, forward)
     try:
         reply, _ = _receive(sock)
     except (OSError, EOFError) as err:
@@ -269,7 +297,10 @@ def _delegate(path: str, snakemake) -> None:
         os._exit(1)
     returncode = reply[1]
     if returncode < 0:  # the job died of a signal: so does its launcher
-        signal.signal(-returncode, signal.SIG_DFL)
+        try:
+            signal.signal(-returncode, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
+            pass
         os.kill(os.getpid(), -returncode)
     os._exit(returncode if 0 <= returncode < 256 else 1)
 
@@ -417,6 +448,11 @@ def _become_job(request: dict, fds: list[int], server_pid: int, close: list) -> 
             "launcher_pid", "launcher_cpu_s", "launcher_started_at")}
         _CHILD["server_pid"] = server_pid
         status = _run_script(request["script"], request["snakemake"])
+    except BaseException:  # before the script started: say why, on the launcher's stderr
+        import traceback
+
+        traceback.print_exc()
+        sys.stderr.flush()
     finally:
         os._exit(status)
 
@@ -429,13 +465,16 @@ def _run_script(script: str, snakemake) -> int:
     import threading
     import types
 
+    import builtins
+
     main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=script, __builtins__=__builtins__, snakemake=snakemake)
+    main.__dict__.update(__file__=script, __cached__=None, __builtins__=builtins,
+                         snakemake=snakemake)
     sys.modules["__main__"] = main
     interrupted = False
     try:
         with open(script, "rb") as handle:
-            code = compile(handle.read(), script, "exec")
+            code = compile(handle.read(), script, "exec", dont_inherit=True)  # no flags of ours
         exec(code, main.__dict__)
         status = 0
     except SystemExit as exit_:
@@ -545,7 +584,8 @@ def serve(path: str, parent_pid: int, on_exit=None) -> None:
             if item is listener:
                 try:
                     connection, _ = listener.accept()
-                except OSError:
+                except OSError:  # e.g. out of descriptors: back off instead of spinning
+                    time.sleep(0.1)
                     continue
                 take(connection)
             elif item == wake_read:
