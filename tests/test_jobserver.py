@@ -323,6 +323,22 @@ def test_without_a_server_the_job_runs_in_its_own_process(server):
     assert "not reachable" in info(server)["how"]
 
 
+def test_a_server_that_cannot_start_leaves_the_run_without_one(monkeypatch, capsys):
+    """No temporary folder (or no interpreter to start): a warning, no server, and jobs run
+    in their own processes; the run itself goes on."""
+    import tempfile
+
+    def no_folder(**_):
+        raise PermissionError("read-only /tmp")
+
+    monkeypatch.setattr(tempfile, "mkdtemp", no_folder)
+    monkeypatch.delenv(jobserver.ENV, raising=False)
+    monkeypatch.setattr(jobserver, "_SERVER", {})
+    assert jobserver.start_server() is False
+    assert jobserver.ENV not in os.environ
+    assert "did not start (no temporary folder: read-only /tmp)" in capsys.readouterr().err
+
+
 def test_a_request_is_refused_when_a_fork_could_differ(tmp_path):
     """Another Python, another working directory, a changed import-time variable or a source
     file changed since the server imported it: each is a reason; the same request is not."""

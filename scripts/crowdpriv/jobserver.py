@@ -672,7 +672,12 @@ def start_server() -> bool:
 
     if _SERVER:
         return True
-    folder = tempfile.mkdtemp(prefix="crowdpriv-jobs-")  # mode 0700: this user's only
+    try:
+        folder = tempfile.mkdtemp(prefix="crowdpriv-jobs-")  # mode 0700: this user's only
+    except OSError as err:
+        print(f"crowdpriv: the job server did not start (no temporary folder: {err}); every "
+              "job runs in its own process", file=sys.stderr)
+        return False
     path = os.path.join(folder, "socket")
     scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = (f"import sys; sys.path.insert(0, {scripts!r}); from crowdpriv.jobserver import serve; "
@@ -680,8 +685,14 @@ def start_server() -> bool:
             f"serve({path!r}, {os.getpid()}, on_exit=record_job_server_cpu)")
     env = {k: v for k, v in os.environ.items() if k != ENV}
     env.update(dict.fromkeys(JOB_THREAD_VARIABLES, "1"))
-    process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, env=env, start_new_session=True)
+    try:
+        process = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, env=env, start_new_session=True)
+    except OSError as err:
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"crowdpriv: the job server did not start ({err}); every job runs in its own "
+              "process", file=sys.stderr)
+        return False
     seen = []
     for line in process.stdout:  # a site banner may come first; "ready" or the end
         if line.strip() == b"ready":
