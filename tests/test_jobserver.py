@@ -303,6 +303,13 @@ def test_a_bad_request_is_refused_and_the_server_goes_on(server):
     assert open_fds() <= before  # each leaked request would have kept its three streams
 
 
+def test_the_server_runs_in_a_session_of_its_own(server):
+    """So a terminal's Ctrl-C, sent to the foreground process group, reaches Snakemake and the
+    launchers but not the forks directly: a job gets it once, through its launcher."""
+    server_pid = jobserver._SERVER["process"].pid
+    assert os.getsid(server_pid) == server_pid != os.getsid(0)
+
+
 def test_a_job_whose_environment_differs_at_import_time_runs_in_its_own_process(server):
     result = launch(server, "plain", OMP_NUM_THREADS="2")
     assert result.returncode == 0, result.stderr

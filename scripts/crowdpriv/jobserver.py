@@ -1,9 +1,11 @@
 """The job server: pipeline jobs forked from one process that has imported the numeric stack
 once, instead of each job importing numpy, pandas, scipy and crowdpriv afresh (issue 28).
 
-Every job of a default run pays about 0.5 CPU-s before its own work in its own process (the
-interpreter, Snakemake's ``script:`` preamble, numpy and pandas, one paper's modules), about a
-fifth of the run's CPU for 77 jobs. With the server, Snakemake still starts each job's script
+Every job of a default run pays about 0.4-0.5 CPU-s before its own work in its own process
+(the interpreter, Snakemake's ``script:`` preamble, numpy and pandas, one paper's modules),
+about a fifth of the run's CPU for 77 jobs; with the server a job's CPU falls by a median of
+about 0.2 CPU-s (the launcher still pays the interpreter and the preamble; the fork's first
+touches of the server's memory and the imports not preloaded remain). With the server, Snakemake still starts each job's script
 as it always does (same rule, same log), but the script's first statement,
 :func:`run_in_server`, hands the job to the server: the server forks, the fork takes the
 launcher's place (its working directory, environment, umask, ``sys.path``, ``sys.argv``,
@@ -36,7 +38,7 @@ compare a run with the server and one without, byte for byte):
   thread counts, pandas' and scipy's options among them), other resource limits, CPU
   affinity or priority, a script that is not a local file, or a source file of crowdpriv or
   the ``__init__`` of a preloaded package changed since the server imported it (its
-  modification and change times and size); the job's log says which way it ran
+  modification and change times, size and inode); the job's log says which way it ran
   (:func:`how_this_job_runs`);
 * only local execution starts a server (``workflow.local_exec``; not for ``--touch``); a job
   that finds no server (a cluster node, a run with ``job_server: false``, a server that is
