@@ -35,14 +35,20 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _stop(proc: subprocess.Popen) -> None:
-    """Stop ``proc`` and every process it started (its own session)."""
+    """Stop ``proc`` and every process it started (its own process group): SIGTERM, then,
+    once ``proc`` has ended or after 30 s, SIGKILL to what is left of the group (a Snakemake
+    run a test started may outlive its pytest: seen hanging for an hour after SIGTERM)."""
     if proc.poll() is None:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):  # nothing left of the group
+        pass
+    proc.wait()
 
 
 #: The folder of the end-to-end tests proper.

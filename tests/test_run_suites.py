@@ -3,7 +3,10 @@ every end-to-end test file runs in exactly one suite."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
+import time
 
 import pytest
 import run_suites
@@ -56,3 +59,33 @@ def test_a_chained_suite_runs_every_part_and_keeps_the_first_failure(tmp_path, c
     commands = [["sh", "-c", f"touch {m}; exit {c}"] for m, c in zip(marks, codes)]
     assert subprocess.run(run_suites._chain(commands)).returncode == status
     assert all(m.exists() for m in marks)
+
+
+def test_stopping_a_suite_ends_every_process_it_started(tmp_path):
+    """A suite stopped because the fast tests failed leaves nothing running: here its child
+    ignores SIGTERM and outlives it, as a Snakemake run a test started did."""
+    pid_file = tmp_path / "child.pid"
+    child = (f"import os, signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+             f"open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(120)")
+    suite = subprocess.Popen([sys.executable, "-c", (
+        f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {child!r}]); "
+        "time.sleep(120)")], start_new_session=True)
+    end = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text()):
+        assert time.monotonic() < end
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    run_suites._stop(suite)
+    end = time.monotonic() + 10
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        try:  # an exited child of an exited parent is reaped by init: wait for that
+            if open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        except OSError:
+            break
+        assert time.monotonic() < end, f"process {pid} of the stopped suite still runs"
+        time.sleep(0.05)
