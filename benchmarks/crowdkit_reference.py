@@ -210,7 +210,6 @@ def sha256(path: Path) -> str:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.parse_args(argv)
-    OUT.mkdir(parents=True, exist_ok=True)
     rows = run_categorical("product") + run_categorical("dog") + run_emotion()
     run_rr_answers()
     acc = pd.DataFrame(rows)

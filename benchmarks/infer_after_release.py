@@ -99,7 +99,6 @@ def main(argv=None) -> int:
         runs = run(args.seeds, args.epsilons, Path(tmp))
     table = summarise(runs)
     out = ROOT / "results" / "benchmarks" / "infer_after_release.csv"
-    out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(out) as tmp:  # written whole or not at all
         runs.to_csv(tmp, index=False)
     print(table.to_markdown(index=False, floatfmt=".4f"))

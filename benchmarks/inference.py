@@ -205,7 +205,6 @@ def main(argv=None):
                        "ratio_to_floor": build * 1e3 / df["cpu_ms_per_iteration"].iloc[0]}
     df["unit_cpu_ms"] = unit * 1e3
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(out) as tmp:  # written whole or not at all
         df.to_csv(tmp, index=False, float_format="%.4g")
     print(f"unit: one np.bincount pass over 1M answers with weights = {unit * 1e3:.3f} ms CPU "

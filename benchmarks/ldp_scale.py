@@ -140,7 +140,6 @@ def main(argv=None):
               f"system) = {r['cpu_units']:,.0f} units of {r['unit_cpu_s'] * 1e3:.2f} ms, peak "
               f"RSS {r['peak_rss_mb'] / 1024:.2f} GiB", flush=True)
     df = pd.DataFrame(records)
-    OUT.mkdir(parents=True, exist_ok=True)
     stem = "ldp_scale" if args.mode == "compact" else f"ldp_scale_{args.mode}"
     with atomic_path(OUT / f"{stem}.csv") as tmp:  # written whole or not at all
         df.to_csv(tmp, index=False, float_format="%.4g")

@@ -133,7 +133,6 @@ def main(argv=None):
     df["claims"], df["objects"], df["sources"] = len(claims), len(objects), len(sources)
     df["speedup_vs_kdem"] = kdem_s / df["seconds"]
     out_path = ROOT / "results/benchmarks/scale/priscrowd_phase1.csv"
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_path(out_path) as tmp:  # written whole or not at all
         df.to_csv(tmp, index=False, float_format="%.4g")
     print(df.to_string(index=False))

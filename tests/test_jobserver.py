@@ -101,16 +101,26 @@ def info(folder: Path) -> dict:
     return json.loads((folder / "info.json").read_text())
 
 
+def wait_until(condition, *, within: float) -> bool:
+    """Whether ``condition()`` holds within ``within`` seconds (polled every 0.05 s)."""
+    end = time.monotonic() + within
+    while not condition():
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def gone(pid: int, within: float = 10.0) -> bool:
     """Whether process ``pid`` ends (and is reaped) within ``within`` seconds."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
+    def ended():
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return True
-        time.sleep(0.05)
-    return False
+        return False
+
+    return wait_until(ended, within=within)
 
 
 def test_a_job_runs_in_a_fork_with_the_launchers_directory_environment_and_streams(server):
@@ -140,37 +150,28 @@ def test_exit_status_and_exceptions_pass_through(server):
     assert "RuntimeError: boom" in result.stderr and "Traceback" in result.stderr
 
 
+def start_forked_job(server, mode: str = "sleep"):
+    """A launcher whose job (``mode``: sleeps, or traps SIGTERM then sleeps) the server forked;
+    returns (launcher, the job's pid) once the job runs."""
+    (server / "info.json").unlink(missing_ok=True)
+    launcher = subprocess.Popen([sys.executable, str(server / "job.py"), mode], cwd=server,
+                                env=job_env(), stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    wait_until(lambda: (server / "info.json").exists(), within=30)
+    job = info(server)
+    assert job["how"].startswith("forked") and job["launcher"] == launcher.pid
+    return launcher, job["pid"]
+
+
 @pytest.mark.parametrize("how", ["terminate", "kill"])
 def test_a_stopped_launcher_takes_its_job_with_it(server, how):
     """SIGTERM to the launcher is forwarded (the launcher then dies of it, as the job did);
     a launcher killed outright (SIGKILL) closes its connection and the server kills the job."""
-    (server / "info.json").unlink(missing_ok=True)
-    launcher = subprocess.Popen([sys.executable, str(server / "job.py"), "sleep"], cwd=server,
-                                env=job_env(), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-    end = time.monotonic() + 30
-    while not (server / "info.json").exists() and time.monotonic() < end:
-        time.sleep(0.05)
-    job = info(server)
-    assert job["how"].startswith("forked") and job["launcher"] == launcher.pid
+    launcher, job = start_forked_job(server)
     getattr(launcher, how)()
     code = launcher.wait(timeout=30)
     assert code == (-signal.SIGTERM if how == "terminate" else -signal.SIGKILL)
-    assert gone(job["pid"]), f"job {job['pid']} still runs after its launcher was stopped"
-
-
-def start_sleeping_job(server):
-    """A launcher whose forked job sleeps; returns (launcher, job pid)."""
-    (server / "info.json").unlink(missing_ok=True)
-    launcher = subprocess.Popen([sys.executable, str(server / "job.py"), "sleep"], cwd=server,
-                                env=job_env(), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-    end = time.monotonic() + 30
-    while not (server / "info.json").exists() and time.monotonic() < end:
-        time.sleep(0.05)
-    job = info(server)
-    assert job["how"].startswith("forked") and job["launcher"] == launcher.pid
-    return launcher, job["pid"]
+    assert gone(job), f"job {job} still runs after its launcher was stopped"
 
 
 def state(pid: int) -> str:
@@ -181,7 +182,7 @@ def state(pid: int) -> str:
 def test_a_job_killed_outright_kills_its_launcher_and_never_runs_again(server):
     """A forked job that dies of SIGKILL (the OOM killer's signal) takes its launcher with it:
     the launcher dies of the same signal and does not run the job itself."""
-    launcher, job = start_sleeping_job(server)
+    launcher, job = start_forked_job(server)
     os.kill(job, signal.SIGKILL)
     assert launcher.wait(timeout=30) == -signal.SIGKILL
     assert info(server)["how"].startswith("forked")  # not re-written by a second run
@@ -190,18 +191,14 @@ def test_a_job_killed_outright_kills_its_launcher_and_never_runs_again(server):
 def test_ctrl_z_stops_and_continues_the_job(server):
     """SIGTSTP to the launcher (a terminal's Ctrl-Z) stops the job and the launcher; SIGCONT
     continues both."""
-    launcher, job = start_sleeping_job(server)
+    launcher, job = start_forked_job(server)
     try:
         os.kill(launcher.pid, signal.SIGTSTP)
-        end = time.monotonic() + 10
-        while not (state(job) == "T" and state(launcher.pid) == "T"):
-            assert time.monotonic() < end, (state(job), state(launcher.pid))
-            time.sleep(0.05)
+        assert wait_until(lambda: state(job) == state(launcher.pid) == "T", within=10), (
+            state(job), state(launcher.pid))
         os.kill(launcher.pid, signal.SIGCONT)
-        end = time.monotonic() + 10
-        while state(job) == "T" or state(launcher.pid) == "T":
-            assert time.monotonic() < end, (state(job), state(launcher.pid))
-            time.sleep(0.05)
+        assert wait_until(lambda: "T" not in (state(job), state(launcher.pid)), within=10), (
+            state(job), state(launcher.pid))
     finally:
         os.kill(launcher.pid, signal.SIGCONT)
         launcher.terminate()
@@ -226,15 +223,8 @@ def test_the_script_is_compiled_as_the_interpreter_would(server):
 def test_the_launchers_sigterm_reaches_the_job(server):
     """A job that handles SIGTERM (here: writes a file and exits 0) gets the SIGTERM its
     launcher receives, so the launcher exits 0 as the job did."""
-    (server / "info.json").unlink(missing_ok=True)
     (server / "trapped").unlink(missing_ok=True)
-    launcher = subprocess.Popen([sys.executable, str(server / "job.py"), "trap"], cwd=server,
-                                env=job_env(), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
-    end = time.monotonic() + 30
-    while not (server / "info.json").exists() and time.monotonic() < end:
-        time.sleep(0.05)
-    assert info(server)["how"].startswith("forked")
+    launcher, _ = start_forked_job(server, "trap")
     launcher.terminate()
     assert launcher.wait(timeout=30) == 0
     assert (server / "trapped").read_text() == str(int(signal.SIGTERM))

@@ -73,7 +73,7 @@ import struct
 import sys
 
 __all__ = ["ENV", "PRELOAD", "IMPORT_TIME_VARIABLES", "JOB_THREAD_VARIABLES", "how_this_job_runs",
-           "run_in_server", "serve", "start_server", "stop_server"]
+           "process_age", "run_in_server", "serve", "start_server", "stop_server"]
 
 #: The environment variable holding the server's socket path (set by :func:`start_server` in
 #: the Snakemake process, inherited by every job it starts).
@@ -313,18 +313,25 @@ def _current_umask() -> int:
     return mask
 
 
-def _started_at() -> float:
-    """Epoch seconds when this process started (Linux ``/proc``; now elsewhere)."""
-    import time
-
+def process_age() -> float | None:
+    """Wall-clock seconds since this process started (Linux ``/proc``), else None. Here, in
+    the module every launcher imports, since it must stay light; the CPU records of
+    :mod:`crowdpriv.runtime` read it too."""
     try:
         with open("/proc/self/stat") as handle:
             fields = handle.read().rsplit(")", 1)[1].split()
         with open("/proc/uptime") as handle:
             uptime = float(handle.read().split()[0])
-        return time.time() - (uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK"))
+        return uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
-        return time.time()
+        return None
+
+
+def _started_at() -> float:
+    """Epoch seconds when this process started (now where :func:`process_age` cannot tell)."""
+    import time
+
+    return time.time() - (process_age() or 0.0)
 
 
 # ------------------------------------------------------------------------------- server side
@@ -338,8 +345,9 @@ def _stamp(path: str):
     return (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
 
 
-def _differs(request: dict, sources: dict) -> str | None:
-    """Why a fork could differ from a fresh process for this request (None: it cannot)."""
+def _differs(request: dict, sources: dict, state: dict | None = None) -> str | None:
+    """Why a fork could differ from a fresh process for this request (None: it cannot);
+    ``state``: the server's :func:`_process_state`, read once (here when not given)."""
     if request["executable"] != sys.executable:
         return f"another Python ({request['executable']}, the server runs {sys.executable})"
     if request["cwd"] != os.getcwd():
@@ -352,7 +360,7 @@ def _differs(request: dict, sources: dict) -> str | None:
         if name.startswith(IMPORT_TIME_VARIABLES) and env.get(name) != os.environ.get(name):
             return (f"environment variable {name} is {env.get(name)!r}, the server imported "
                     f"with {os.environ.get(name)!r}")
-    mine = _process_state()
+    mine = _process_state() if state is None else state
     for key, value in request.get("state", {}).items():
         if value != mine.get(key):
             return f"another {key} ({value!r}, the server's {mine.get(key)!r})"
@@ -519,6 +527,7 @@ def serve(path: str, parent_pid: int, on_exit=None) -> None:
     started = time.time()
     _set_parent_death_signal(signal.SIGTERM)
     sources = _preload()
+    state = _process_state()  # limits, affinity, priority: the server's do not change
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
@@ -547,7 +556,7 @@ def serve(path: str, parent_pid: int, on_exit=None) -> None:
         try:
             connection.settimeout(_REQUEST_TIMEOUT_S)
             request, fds = _receive(connection, max_fds=3)
-            reason = ((_differs(request, sources) or _unsafe_to_fork()) if len(fds) == 3
+            reason = ((_differs(request, sources, state) or _unsafe_to_fork()) if len(fds) == 3
                       else "no standard streams")
             pid = None
             if reason is None:

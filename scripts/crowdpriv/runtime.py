@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
+from .jobserver import process_age
+
 if TYPE_CHECKING:  # pandas is imported where a table is written: a job that writes none
     import pandas as pd  # (fetch_raw) never pays for it
 
@@ -318,16 +320,6 @@ def record_job_cpu(path: str | Path, *, rule: str = "", wildcards: Mapping | Non
         atexit.register(_write_cpu_record)
 
 
-def _process_age() -> float | None:
-    """Wall-clock seconds since this process started (Linux ``/proc``), else None."""
-    try:
-        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
-        uptime = float(Path("/proc/uptime").read_text().split()[0])
-        return uptime - int(fields[19]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _write_cpu_record() -> None:
     if not _CPU_RECORD:
         return
@@ -339,7 +331,7 @@ def _write_cpu_record() -> None:
         except OSError:
             pass
     record = {"rule": _CPU_RECORD["rule"], "wildcards": _CPU_RECORD["wildcards"], **job_cpu(),
-              "wall_s": _process_age() or time.monotonic() - _CPU_RECORD["started"],
+              "wall_s": process_age() or time.monotonic() - _CPU_RECORD["started"],
               "failed": _CPU_RECORD["failed"], "finished_at": time.time()}
     from .jobserver import _CHILD as forked
 
@@ -407,7 +399,7 @@ def record_run_cpu(path: str | Path = RUN_RECORD) -> None:
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     now = time.time()
-    age = _process_age()
+    age = process_age()
     record = {"scheduler_cpu_s": own.ru_utime + own.ru_stime,
               "children_cpu_s": kids.ru_utime + kids.ru_stime,
               "started_at": now - age if age is not None else None, "finished_at": now}
