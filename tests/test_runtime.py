@@ -235,6 +235,26 @@ def test_a_job_that_fails_before_finish_job_exits_with_its_error(root, tmp_path)
     assert run.returncode == 1 and "RuntimeError: boom" in run.stderr + log.read_text()
 
 
+def test_a_job_refuses_an_output_that_is_one_of_its_inputs(root, tmp_path):
+    """Before anything is written: one message naming both paths, the input untouched."""
+    import subprocess
+    import sys
+
+    data = tmp_path / "claims.csv"
+    data.write_text("original\n")
+    log = tmp_path / "logs/j.log"
+    code = _JOB.format(scripts=str(root / "scripts"), log=str(log),
+                       call=f"job.input = [{str(data)!r}]; job.output = [{str(data)!r}]\n"
+                            "start_job(job)",
+                       end=f"open({str(data)!r}, 'w').write('overwritten')")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 1
+    assert "crowdpriv input error in rule burn: output" in log.read_text()
+    assert "is the input" in log.read_text()
+    assert data.read_text() == "original\n"
+
+
 def _reproduction_cpu(root):
     """benchmarks/reproduction_cpu.py as a module (it is a script, not part of the package)."""
     import importlib.util

@@ -122,9 +122,11 @@ def config_key_message(err: Exception, config_keys: Mapping[str, str], params: A
 def _is_input_error(err: BaseException) -> bool:
     from ._checks import ParameterError
     from .data.acquire import ChecksumError
+    from .files import OutputClash
     from .validate import DataError
 
-    return isinstance(err, (ParameterError, DataError, ChecksumError, FileNotFoundError))
+    return isinstance(err, (ParameterError, DataError, ChecksumError, FileNotFoundError,
+                            OutputClash))
 
 
 #: glibc mallopt parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.
@@ -159,7 +161,8 @@ def keep_freed_memory() -> bool:
 
 
 def start_job(snakemake: Any) -> logging.Logger:
-    """Begin a pipeline job: log to ``snakemake.log[0]``, explain input errors, verify raw files.
+    """Begin a pipeline job: log to ``snakemake.log[0]``, explain input errors, refuse an output
+    that is an input, verify raw files.
 
     An input error raised later in the job (bad data, a config value the code rejects, a damaged
     raw file) ends the job with one message in the log, which the workflow profile's
@@ -192,6 +195,13 @@ def start_job(snakemake: Any) -> logging.Logger:
         sys.stderr.flush()
 
     sys.excepthook = excepthook
+    from .files import check_outputs
+
+    # An output that resolves to one of the job's inputs (or to another output) is refused
+    # before anything is written; Snakemake's DAG refuses it too, this holds wherever an
+    # adapter runs. A directory() output is a folder by design.
+    check_outputs(list(getattr(snakemake, "input", ()) or ()),
+                  [out for out in getattr(snakemake, "output", ()) or () if not os.path.isdir(out)])
     from .labels import set_dataset_labels
 
     set_dataset_labels((getattr(snakemake, "config", None) or {}).get("dataset_labels"))
