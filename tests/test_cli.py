@@ -16,6 +16,8 @@ import pytest
 from conftest import ROOT
 
 SCRIPT = Path(sys.executable).with_name("crowdpriv")
+# deliberate: these tests run the installed console script, which `make setup` (pip install -e)
+# creates; a bare checkout without it gets this message instead of a confusing failure
 pytestmark = pytest.mark.skipif(not SCRIPT.exists(), reason="run `make setup` to install the "
                                                           "crowdpriv console script")
 
