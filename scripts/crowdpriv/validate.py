@@ -96,28 +96,40 @@ def read_csv_strict(path: str | Path, required: list[str], what: str,
 
 
 def check_ids(df: pd.DataFrame, path: str | Path, columns: list[str]) -> None:
-    """Raise :class:`DataError` on a blank, whitespace-only or space-padded id."""
+    """Raise :class:`DataError` on a blank, whitespace-only or space-padded id.
+
+    Each distinct id is checked once (an id column repeats a few thousand ids over up to
+    millions of rows); the error counts and names the rows as a per-row check would."""
     for column in columns:
         ids = df[column].astype(str)
-        stripped = ids.str.strip()
-        blank = np.flatnonzero((stripped == "").to_numpy())
-        if blank.size:
-            raise DataError(path, f"empty {column} id ({blank.size} row(s) in all)",
-                            line=_line(blank[0]), column=column, value=ids.iloc[blank[0]],
-                            remedy="Every row needs a non-blank id; fix or delete the row")
-        padded = np.flatnonzero((stripped != ids).to_numpy())
-        if padded.size:
-            raise DataError(path, f"{column} id has leading or trailing spaces "
-                            f"({padded.size} row(s) in all)", line=_line(padded[0]),
-                            column=column, value=ids.iloc[padded[0]],
-                            remedy="Remove the spaces (ids are compared exactly)")
+        codes, distinct = pd.factorize(ids)
+        stripped = pd.Series(distinct, dtype=object).str.strip()
+        for bad, problem, remedy in (
+            ((stripped == "").to_numpy(), f"empty {column} id",
+             "Every row needs a non-blank id; fix or delete the row"),
+            ((stripped != pd.Series(distinct, dtype=object)).to_numpy(),
+             f"{column} id has leading or trailing spaces",
+             "Remove the spaces (ids are compared exactly)"),
+        ):
+            if bad.any():
+                rows = np.flatnonzero(bad[codes])
+                raise DataError(path, f"{problem} ({rows.size} row(s) in all)",
+                                line=_line(rows[0]), column=column, value=ids.iloc[rows[0]],
+                                remedy=remedy)
 
 
 def parse_finite(df: pd.DataFrame, path: str | Path, column: str) -> np.ndarray:
     """``df[column]`` as floats; raise :class:`DataError` on a non-number, NaN or ±inf."""
     text = df[column].astype(str)
-    values = pd.to_numeric(text.str.strip(), errors="coerce").to_numpy(dtype=float)
+    # pandas parses a number with surrounding spaces as the stripped text, so only the cells
+    # that did not parse to a finite number are stripped and parsed again (the same values)
+    values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        values = values.copy()  # pandas may hand out a read-only view
+        values[bad] = pd.to_numeric(text.iloc[bad].str.strip(), errors="coerce").to_numpy(
+            dtype=float)
+        bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         first = bad[0]
         raw = text.iloc[first]
@@ -132,12 +144,26 @@ def parse_finite(df: pd.DataFrame, path: str | Path, column: str) -> np.ndarray:
 
 def check_unique(df: pd.DataFrame, path: str | Path, keys: list[str], remedy: str) -> None:
     """Raise :class:`DataError` on the first row repeating an earlier row's ``keys``."""
-    dup = np.flatnonzero(df.duplicated(keys).to_numpy())
+    dup = np.flatnonzero(_duplicated(df, keys))
     if dup.size:
         row = df.iloc[dup[0]]
         shown = ", ".join(f"{k}={row[k]!r}" for k in keys)
         raise DataError(path, f"duplicate row for {shown} ({dup.size} duplicate(s) in all)",
                         line=_line(dup[0]), column=keys[-1], remedy=remedy)
+
+
+def _duplicated(df: pd.DataFrame, keys: list[str]) -> np.ndarray:
+    """``df.duplicated(keys)`` (every repeat of an earlier row's keys) through one integer per
+    row, each key column's codes combined, when their product fits in int64 (the usual case)."""
+    combined = np.zeros(len(df), dtype=np.int64)
+    size = 1
+    for key in keys:
+        codes, distinct = pd.factorize(df[key])
+        if size * max(len(distinct), 1) >= 2**62 or (codes < 0).any():  # too many, or a NA
+            return df.duplicated(keys).to_numpy()
+        combined = combined * max(len(distinct), 1) + codes
+        size *= max(len(distinct), 1)
+    return pd.Series(combined).duplicated().to_numpy()
 
 
 def check_labels(values: np.ndarray, path: str | Path, column: str, domain_size: int,
