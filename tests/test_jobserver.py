@@ -365,6 +365,30 @@ def test_a_request_is_refused_when_a_fork_could_differ(tmp_path):
     assert "changed since the server imported it" in jobserver._differs(request, sources)
 
 
+def test_matplotlibs_configuration_files_are_watched(tmp_path, monkeypatch):
+    """matplotlib reads its rc file and font list at import: the server watches each place an
+    rc file is looked for (a ``matplotlibrc`` that appears in the working directory after the
+    server imported matplotlib makes a fork differ), and the variables that place them."""
+    import crowdpriv.plotting  # noqa: F401  (the server preloads it, and pyplot with it)
+
+    monkeypatch.chdir(tmp_path)
+    files = jobserver._matplotlib_files()
+    assert str(tmp_path / "matplotlibrc") in files
+    assert any(f.endswith(".json") and "fontlist" in f for f in files)
+    sources = {path: jobserver._stamp(path) for path in files}
+    script = tmp_path / "job.py"
+    script.write_text("")
+    request = dict(executable=sys.executable, cwd=os.getcwd(), env=dict(os.environ),
+                   script=str(script), state=jobserver._process_state())
+    assert jobserver._differs(request, sources) is None
+    (tmp_path / "matplotlibrc").write_text("lines.linewidth: 3\n")
+    assert "matplotlibrc changed since" in jobserver._differs(request, sources)
+    for name in ("MPLBACKEND", "MATPLOTLIBRC", "XDG_CONFIG_HOME", "HOME"):
+        changed = {**request["env"], name: "/elsewhere"}
+        assert name in jobserver._differs({**request, "env": changed}, sources)
+    assert "matplotlib" in jobserver.PRELOAD and "crowdpriv.plotting" in jobserver.PRELOAD
+
+
 def test_stopping_the_server_writes_its_record(server):
     """(Last: it stops the module's server.) The server's own CPU (its imports) lands in
     results/benchmarks/job_server.cpu.json with the number of jobs it forked and refused, when

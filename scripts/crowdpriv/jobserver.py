@@ -80,22 +80,26 @@ __all__ = ["ENV", "PRELOAD", "IMPORT_TIME_VARIABLES", "JOB_THREAD_VARIABLES", "h
 ENV = "CROWDPRIV_JOB_SERVER"
 
 #: What the server imports once: the numeric stack, Snakemake's modules that the ``script:``
-#: preamble imports to unpickle the job, and crowdpriv's packages. Not matplotlib (its
-#: configuration is read at import, from files a run does not pin), so the figure jobs import it
-#: themselves.
+#: preamble imports to unpickle the job, crowdpriv's packages and its figure module (matplotlib
+#: with pyplot on the Agg backend). matplotlib reads its configuration at import, from files a
+#: run does not pin (a ``matplotlibrc`` in the working directory, in ``$MATPLOTLIBRC``, in its
+#: configuration folder; its font list in its cache folder): those files are watched as the
+#: sources are (:func:`_matplotlib_files`), and the variables that place them are
+#: :data:`IMPORT_TIME_VARIABLES`.
 PRELOAD = (
     "numpy", "pandas", "scipy.sparse", "scipy.special", "yaml", "snakemake.logging",
     "snakemake.iocontainers", "crowdpriv.runtime", "crowdpriv.jobs", "crowdpriv.files",
     "crowdpriv.tables", "crowdpriv.claims", "crowdpriv.data", "crowdpriv.readings",
     "crowdpriv.ldp_sparse", "crowdpriv.pptd", "crowdpriv.priscrowd", "crowdpriv.audits",
+    "matplotlib", "crowdpriv.plotting",
 )
 
 #: Environment variables (names, or prefixes ending in ``_``) that a library reads when it is
 #: imported or starts: a job whose value differs from the server's is not forked.
 IMPORT_TIME_VARIABLES = (
     "PYTHON", "OMP_", "OPENBLAS_", "GOTO_", "MKL_", "BLIS_", "VECLIB_", "NUMEXPR_", "NPY_",
-    "NUMPY_", "KMP_", "GOMP_", "PANDAS_", "SCIPY_", "MPL", "LD_", "MALLOC_", "GLIBC_", "LC_",
-    "LANG", "TZ",
+    "NUMPY_", "KMP_", "GOMP_", "PANDAS_", "SCIPY_", "MPL", "MATPLOTLIBRC", "HOME",
+    "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "LD_", "MALLOC_", "GLIBC_", "LC_", "LANG", "TZ",
 )
 
 #: The variables Snakemake sets to a job's thread count in the job's environment
@@ -404,7 +408,28 @@ def _preload() -> dict:
         path = getattr(module, "__file__", None)
         if path and os.path.abspath(path).startswith(package + os.sep):
             watched.add(path)
+    watched.update(_matplotlib_files())
     return {os.path.abspath(p): _stamp(p) for p in watched if p}
+
+
+def _matplotlib_files() -> set[str]:
+    """The files matplotlib read (or would have read) when the server imported it: each place
+    a ``matplotlibrc`` is looked for (the working directory, ``$MATPLOTLIBRC``, its
+    configuration folder; one that appears later changes its stamp from None) and its font
+    list; empty when matplotlib is not imported."""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is None:
+        return set()
+    files = {os.path.abspath("matplotlibrc"), matplotlib.matplotlib_fname(),
+             os.path.join(matplotlib.get_configdir(), "matplotlibrc")}
+    if os.environ.get("MATPLOTLIBRC"):
+        files.update({os.environ["MATPLOTLIBRC"],
+                      os.path.join(os.environ["MATPLOTLIBRC"], "matplotlibrc")})
+    font_manager = sys.modules.get("matplotlib.font_manager")
+    if font_manager is not None:
+        files.add(os.path.join(matplotlib.get_cachedir(),
+                               f"fontlist-v{font_manager.FontManager.__version__}.json"))
+    return files
 
 
 def _set_parent_death_signal(signum: int) -> None:
