@@ -398,6 +398,7 @@ def _preload() -> dict:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    sys.modules["crowdpriv.runtime"].glibc()  # looked up once, here, not in every job
     # The imported modules' objects live as long as any job: out of the collector's sight, a
     # fork's garbage collections do not walk them (no number changes).
     gc.collect()

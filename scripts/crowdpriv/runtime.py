@@ -9,6 +9,7 @@ fixed float format makes reruns byte-identical. :class:`Progress` logs long loop
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import logging
 import os
@@ -35,6 +36,7 @@ __all__ = [
     "calibration_unit",
     "cpu_record_path",
     "finish_job",
+    "glibc",
     "record_run_cpu",
     "record_job_server_cpu",
     "JOB_SERVER_RECORD",
@@ -145,19 +147,32 @@ def keep_freed_memory() -> bool:
     is about the same but is not given back before the job ends. No effect on any number.
     Returns whether it applied (glibc only; elsewhere nothing changes).
     """
+    libc = glibc()
+    if libc is None:
+        return False
+    try:
+        return all(libc.mallopt(param, value) == 1 for param, value in (
+            (_M_MMAP_THRESHOLD, 1 << 30), (_M_TRIM_THRESHOLD, (1 << 31) - 1),
+            (_M_TOP_PAD, 1 << 28)))
+    except AttributeError:
+        return False
+
+
+@functools.cache
+def glibc():
+    """This process's C library through ``ctypes`` when it is glibc, else None; looked up once
+    (finding it reads the interpreter's binary and runs ``ldconfig -p``; the job server looks
+    it up before it forks, so no job does)."""
     import ctypes
     import ctypes.util
     import platform
 
     if platform.libc_ver()[0] != "glibc":
-        return False
+        return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return all(libc.mallopt(param, value) == 1 for param, value in (
-            (_M_MMAP_THRESHOLD, 1 << 30), (_M_TRIM_THRESHOLD, (1 << 31) - 1),
-            (_M_TOP_PAD, 1 << 28)))
-    except (OSError, AttributeError):
-        return False
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
 
 
 def start_job(snakemake: Any) -> logging.Logger:
