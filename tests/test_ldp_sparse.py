@@ -261,46 +261,6 @@ def test_generate_synthetic_shape_sparsity_and_quality_split():
     assert np.array_equal(d.answers, again.answers, equal_nan=True)
 
 
-def _subset_chi2_pvalue(mask):
-    """Pearson chi-square p-value of the rows' k-subsets against 1 / C(n, k) each."""
-    from math import comb
-
-    m, n = mask.shape
-    k = int(mask[0].sum())
-    codes = mask.astype(np.int64) @ (1 << np.arange(n))
-    _, counts = np.unique(codes, return_counts=True)
-    observed = np.zeros(comb(n, k))
-    observed[:counts.size] = counts
-    return stats.chisquare(observed).pvalue
-
-
-@pytest.mark.parametrize("n, k", [(5, 2), (6, 3), (7, 6), (4, 1)])
-def test_answered_mask_is_a_uniform_k_subset_per_worker(n, k):
-    """Algorithm S: exactly k answered tasks per worker, each k-subset equally likely (and the
-    same statistic rejects a sampler that is not uniform)."""
-    mask = L.answered_mask(30_000, n, 1 - k / n, rng=rng("subset", n, k))
-    assert mask.flags.c_contiguous and mask.dtype == bool
-    assert np.all(mask.sum(1) == k)
-    assert _subset_chi2_pvalue(mask) > 1e-4
-    tasks = L.answered_tasks(30_000, n, 1 - k / n, rng=rng("subset", n, k))
-    assert np.array_equal(tasks, np.nonzero(mask)[1].reshape(30_000, k))  # the same draws
-    if 0 < k < n - 1:  # a biased sampler: independent coins, then the first k kept
-        r = rng("biased", n, k)
-        coins = r.random((30_000, n)) + np.arange(n) * 0.05
-        biased = np.zeros_like(mask)
-        np.put_along_axis(biased, np.argsort(coins, axis=1)[:, :k], True, axis=1)
-        assert _subset_chi2_pvalue(biased) < 1e-6
-
-
-def test_answered_mask_marginals_at_the_experiments_size():
-    """Every task is answered with probability k / n (10,000 workers, 1,000 tasks)."""
-    mask = L.answered_mask(10_000, 1_000, 0.7, rng=rng("marginals"))
-    assert np.all(mask.sum(1) == 300)
-    per_task = mask.sum(0)
-    # binomial(10,000, 0.3) per task: sd 45.8; every task within 5.5 sd
-    assert np.abs(per_task - 3_000).max() < 5.5 * np.sqrt(10_000 * 0.3 * 0.7)
-
-
 # ---------------------------------------------------------------- invalid parameters
 
 
