@@ -102,7 +102,7 @@ def check_ids(df: pd.DataFrame, path: str | Path, columns: list[str]) -> None:
     millions of rows); the error counts and names the rows as a per-row check would."""
     for column in columns:
         ids = df[column].astype(str)
-        codes, distinct = pd.factorize(ids)
+        codes, distinct = pd.factorize(ids, use_na_sentinel=False)  # a missing id is one too
         stripped = pd.Series(distinct, dtype=object).str.strip()
         for bad, problem, remedy in (
             ((stripped == "").to_numpy(), f"empty {column} id",
@@ -121,15 +121,14 @@ def check_ids(df: pd.DataFrame, path: str | Path, columns: list[str]) -> None:
 def parse_finite(df: pd.DataFrame, path: str | Path, column: str) -> np.ndarray:
     """``df[column]`` as floats; raise :class:`DataError` on a non-number, NaN or ±inf."""
     text = df[column].astype(str)
-    # pandas parses a number with surrounding spaces as the stripped text, so only the cells
-    # that did not parse to a finite number are stripped and parsed again (the same values)
+    # A column whose every cell parses to a finite number as it is (the usual case) needs no
+    # stripping: pandas parses the same text either way. Otherwise the whole column is parsed
+    # stripped, as before (a cell only str.strip clears, e.g. a no-break space, can change how
+    # pandas types the column, and so the sign of a zero)
     values = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(values).all():
+        values = pd.to_numeric(text.str.strip(), errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        values = values.copy()  # pandas may hand out a read-only view
-        values[bad] = pd.to_numeric(text.iloc[bad].str.strip(), errors="coerce").to_numpy(
-            dtype=float)
-        bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
         first = bad[0]
         raw = text.iloc[first]
