@@ -389,6 +389,28 @@ def test_matplotlibs_configuration_files_are_watched(tmp_path, monkeypatch):
     assert "matplotlib" in jobserver.PRELOAD and "crowdpriv.plotting" in jobserver.PRELOAD
 
 
+def test_matplotlib_is_not_preloaded_where_it_would_need_a_temporary_folder(tmp_path,
+                                                                            monkeypatch):
+    """A configuration or cache folder that cannot be created makes matplotlib fall back to a
+    temporary one, set MPLCONFIGDIR and remove the folder at exit: the server then leaves
+    matplotlib to the figure jobs (every other module is still preloaded)."""
+    monkeypatch.delenv("MPLCONFIGDIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert jobserver.preload_modules() == jobserver.PRELOAD
+    assert (tmp_path / "cache" / "matplotlib").is_dir()  # created, as matplotlib would
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    for variable in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        with monkeypatch.context() as m:
+            m.setenv(variable, str(blocked))  # a folder cannot be made under a file
+            kept = jobserver.preload_modules()
+            assert "matplotlib" not in kept and "crowdpriv.plotting" not in kept
+            assert set(jobserver.PRELOAD) - set(kept) == {"matplotlib", "crowdpriv.plotting"}
+    monkeypatch.setenv("MPLCONFIGDIR", str(blocked / "mpl"))
+    assert "matplotlib" not in jobserver.preload_modules()
+
+
 def test_stopping_the_server_writes_its_record(server):
     """(Last: it stops the module's server.) The server's own CPU (its imports) lands in
     results/benchmarks/job_server.cpu.json with the number of jobs it forked and refused, when

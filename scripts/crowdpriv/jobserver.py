@@ -36,9 +36,10 @@ compare a run with the server and one without, byte for byte):
   fork could import or run differently: another Python executable or working directory, a
   variable read at import time that differs (:data:`IMPORT_TIME_VARIABLES`: the BLAS/OpenMP
   thread counts, pandas' and scipy's options among them), other resource limits, CPU
-  affinity or priority, a script that is not a local file, or a source file of crowdpriv or
-  the ``__init__`` of a preloaded package changed since the server imported it (its
-  modification and change times, size and inode); the job's log says which way it ran
+  affinity or priority, a script that is not a local file, or a source file of crowdpriv,
+  the ``__init__`` of a preloaded package or a file matplotlib read at import (its rc files,
+  its font list) changed since the server imported it (its modification and change times,
+  size and inode); the job's log says which way it ran
   (:func:`how_this_job_runs`);
 * only local execution starts a server (``workflow.local_exec``; not for ``--touch``); a job
   that finds no server (a cluster node, a run with ``job_server: false``, a server that is
@@ -73,7 +74,8 @@ import struct
 import sys
 
 __all__ = ["ENV", "PRELOAD", "IMPORT_TIME_VARIABLES", "JOB_THREAD_VARIABLES", "how_this_job_runs",
-           "process_age", "run_in_server", "serve", "start_server", "stop_server"]
+           "preload_modules", "process_age", "run_in_server", "serve", "start_server",
+           "stop_server"]
 
 #: The environment variable holding the server's socket path (set by :func:`start_server` in
 #: the Snakemake process, inherited by every job it starts).
@@ -396,7 +398,7 @@ def _preload() -> dict:
     import gc
     import importlib
 
-    for name in PRELOAD:
+    for name in preload_modules():
         importlib.import_module(name)
     sys.modules["crowdpriv.runtime"].glibc()  # looked up once, here, not in every job
     # The imported modules' objects live as long as any job: out of the collector's sight, a
@@ -404,13 +406,49 @@ def _preload() -> dict:
     gc.collect()
     gc.freeze()
     package = os.path.dirname(os.path.abspath(__file__))
-    watched = {getattr(sys.modules.get(name.split(".")[0]), "__file__", None) for name in PRELOAD}
+    watched = {getattr(sys.modules.get(name.split(".")[0]), "__file__", None)
+               for name in preload_modules()}
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if path and os.path.abspath(path).startswith(package + os.sep):
             watched.add(path)
     watched.update(_matplotlib_files())
     return {os.path.abspath(p): _stamp(p) for p in watched if p}
+
+
+#: The modules of :data:`PRELOAD` that import matplotlib.
+_MATPLOTLIB_MODULES = ("matplotlib", "crowdpriv.plotting")
+
+
+def preload_modules() -> tuple[str, ...]:
+    """:data:`PRELOAD`, without matplotlib where its import would make the server differ from
+    a job (:func:`_matplotlib_needs_a_temporary_folder`): the figure jobs then import it
+    themselves."""
+    if _matplotlib_needs_a_temporary_folder():
+        return tuple(name for name in PRELOAD if name not in _MATPLOTLIB_MODULES)
+    return PRELOAD
+
+
+def _matplotlib_needs_a_temporary_folder() -> bool:
+    """Whether importing matplotlib here would fall back to a temporary configuration folder:
+    its configuration or cache folder (``$MPLCONFIGDIR``, else ``$XDG_CONFIG_HOME`` or
+    ``~/.config``, and ``$XDG_CACHE_HOME`` or ``~/.cache``, each with ``matplotlib``) cannot be
+    created or written, as matplotlib decides at import. It would then set ``MPLCONFIGDIR`` in
+    the server (so every request would differ) and remove that folder when a process exits
+    (so the first fork to end would remove it under the others)."""
+    from pathlib import Path
+
+    fixed = os.environ.get("MPLCONFIGDIR")
+    for variable, default in (("XDG_CONFIG_HOME", ".config"), ("XDG_CACHE_HOME", ".cache")):
+        try:
+            folder = (Path(fixed) if fixed else Path(
+                os.environ.get(variable) or Path.home() / default, "matplotlib")).resolve()
+            folder.mkdir(parents=True, exist_ok=True)
+        except (OSError, RuntimeError):
+            return True
+        if not (folder.is_dir() and os.access(folder, os.W_OK)):
+            return True
+    return False
 
 
 def _matplotlib_files() -> set[str]:
