@@ -473,3 +473,69 @@ def test_benchmark_datasets_declare_type_and_k_in_config(default_config, mirror)
     with pytest.raises(DataError, match="outside the label domain 0..2"):  # dog is not K = 3
         read_answer_table(folder / "dog_answer.csv", folder / "dog_truth.csv",
                           AnswerType("categorical", 3, key="datasets.dog"))
+
+
+# --- the table checks give what a per-row check gives (crowdpriv.validate) --------------------
+
+
+def _per_row_id_problem(ids):
+    """The per-row id check the distinct-id one replaced: (problem, count, first row) or None."""
+    ids = pd.Series(ids).astype(str)
+    stripped = ids.str.strip()
+    for bad, problem in (((stripped == "").to_numpy(), "empty"),
+                         ((stripped != ids).to_numpy(), "leading or trailing spaces")):
+        rows = np.flatnonzero(bad)
+        if rows.size:
+            return problem, rows.size, rows[0]
+    return None
+
+
+@pytest.mark.parametrize("ids", [
+    ["a", "b", "a"], ["a", None, "b"], ["a", "", "a", ""], ["a", " a", "b", " a"],
+    ["x", "y\u00a0", "y\u00a0"], ["1", "2", " "], [None, None],
+])
+def test_check_ids_reports_what_a_per_row_check_reports(ids):
+    from crowdpriv.validate import DataError, check_ids
+
+    expected = _per_row_id_problem(ids)
+    df = pd.DataFrame({"task": ids})
+    if expected is None:
+        check_ids(df, "t.csv", ["task"])
+        return
+    problem, count, row = expected
+    with pytest.raises(DataError, match=f"{problem}.*\\({count} row\\(s\\) in all\\).*") as err:
+        check_ids(df, "t.csv", ["task"])
+    assert f"line {row + 2}" in str(err.value)
+
+
+@pytest.mark.parametrize("cells", [
+    ["-0", "\u00a01"], ["-0", " 1.5"], ["1", " 2 ", "3"], ["1e3", "nan"], ["1", "x", "\u00a0"],
+    [" inf", "2"], ["-0", "1"],
+])
+def test_parse_finite_parses_as_the_stripped_column(cells):
+    """The same floats, signs of zero included, and the same first bad row as parsing the
+    stripped column (what every cell was parsed as before)."""
+    from crowdpriv.validate import DataError, parse_finite
+
+    df = pd.DataFrame({"value": cells})
+    reference = pd.to_numeric(df["value"].str.strip(), errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(reference))
+    if bad.size:
+        with pytest.raises(DataError, match=f"line {bad[0] + 2}.*\\({bad.size} row\\(s\\)"):
+            parse_finite(df, "c.csv", "value")
+        return
+    got = parse_finite(df, "c.csv", "value")
+    assert np.array_equal(got, reference) and np.array_equal(np.signbit(got),
+                                                             np.signbit(reference))
+
+
+@pytest.mark.parametrize("rows", [
+    [("a", "s1"), ("a", "s2"), ("a", "s1"), ("b", "s1"), ("a", "s1")],
+    [("a", "s1")], [("a", None), ("a", None), ("b", "s")], [],
+])
+def test_repeated_keys_are_found_as_pandas_finds_them(rows):
+    from crowdpriv.validate import _duplicated
+
+    df = pd.DataFrame(rows, columns=["task", "worker"])
+    assert np.array_equal(_duplicated(df, ["task", "worker"]),
+                          df.duplicated(["task", "worker"]).to_numpy())
