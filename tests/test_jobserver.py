@@ -336,6 +336,15 @@ def test_a_server_that_cannot_start_leaves_the_run_without_one(monkeypatch, caps
     assert "did not start (no temporary folder: read-only /tmp)" in capsys.readouterr().err
 
 
+def plain_request(folder, env):
+    """A request the server would fork: this Python, working directory and process state, an
+    empty local script in ``folder``, environment ``env``."""
+    script = folder / "job.py"
+    script.write_text("")
+    return dict(executable=sys.executable, cwd=os.getcwd(), env=env, script=str(script),
+                state=jobserver._process_state())
+
+
 def test_a_request_is_refused_when_a_fork_could_differ(tmp_path):
     """Another Python, another working directory, a changed import-time variable or a source
     file changed since the server imported it: each is a reason; the same request is not."""
@@ -343,10 +352,7 @@ def test_a_request_is_refused_when_a_fork_could_differ(tmp_path):
     source.write_text("x = 1\n")
     sources = {str(source): jobserver._stamp(str(source))}
     env = dict(os.environ)
-    script = tmp_path / "job.py"
-    script.write_text("")
-    request = dict(executable=sys.executable, cwd=os.getcwd(), env=env, script=str(script),
-                   state=jobserver._process_state())
+    request = plain_request(tmp_path, env)
     assert jobserver._differs(request, sources) is None
     assert "another Python" in jobserver._differs({**request, "executable": "/x/python"}, sources)
     assert "working directory" in jobserver._differs({**request, "cwd": str(tmp_path)}, sources)
@@ -376,10 +382,7 @@ def test_matplotlibs_configuration_files_are_watched(tmp_path, monkeypatch):
     assert str(tmp_path / "matplotlibrc") in files
     assert any(f.endswith(".json") and "fontlist" in f for f in files)
     sources = {path: jobserver._stamp(path) for path in files}
-    script = tmp_path / "job.py"
-    script.write_text("")
-    request = dict(executable=sys.executable, cwd=os.getcwd(), env=dict(os.environ),
-                   script=str(script), state=jobserver._process_state())
+    request = plain_request(tmp_path, dict(os.environ))
     assert jobserver._differs(request, sources) is None
     (tmp_path / "matplotlibrc").write_text("lines.linewidth: 3\n")
     assert "matplotlibrc changed since" in jobserver._differs(request, sources)

@@ -398,7 +398,8 @@ def _preload() -> dict:
     import gc
     import importlib
 
-    for name in preload_modules():
+    modules = preload_modules()
+    for name in modules:
         importlib.import_module(name)
     sys.modules["crowdpriv.runtime"].glibc()  # looked up once, here, not in every job
     # The imported modules' objects live as long as any job: out of the collector's sight, a
@@ -406,8 +407,7 @@ def _preload() -> dict:
     gc.collect()
     gc.freeze()
     package = os.path.dirname(os.path.abspath(__file__))
-    watched = {getattr(sys.modules.get(name.split(".")[0]), "__file__", None)
-               for name in preload_modules()}
+    watched = {getattr(sys.modules.get(name.split(".")[0]), "__file__", None) for name in modules}
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
         if path and os.path.abspath(path).startswith(package + os.sep):

@@ -103,11 +103,12 @@ def check_ids(df: pd.DataFrame, path: str | Path, columns: list[str]) -> None:
     for column in columns:
         ids = df[column].astype(str)
         codes, distinct = pd.factorize(ids, use_na_sentinel=False)  # a missing id is one too
-        stripped = pd.Series(distinct, dtype=object).str.strip()
+        distinct = pd.Series(distinct, dtype=object)
+        stripped = distinct.str.strip()
         for bad, problem, remedy in (
             ((stripped == "").to_numpy(), f"empty {column} id",
              "Every row needs a non-blank id; fix or delete the row"),
-            ((stripped != pd.Series(distinct, dtype=object)).to_numpy(),
+            ((stripped != distinct).to_numpy(),
              f"{column} id has leading or trailing spaces",
              "Remove the spaces (ids are compared exactly)"),
         ):
@@ -158,10 +159,10 @@ def _duplicated(df: pd.DataFrame, keys: list[str]) -> np.ndarray:
     size = 1
     for key in keys:
         codes, distinct = pd.factorize(df[key])
-        if size * max(len(distinct), 1) >= 2**62 or (codes < 0).any():  # too many, or a NA
+        size *= max(len(distinct), 1)
+        if size >= 2**62 or (codes < 0).any():  # too many combinations, or a missing key
             return df.duplicated(keys).to_numpy()
         combined = combined * max(len(distinct), 1) + codes
-        size *= max(len(distinct), 1)
     return pd.Series(combined).duplicated().to_numpy()
 
 
