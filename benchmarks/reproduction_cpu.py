@@ -54,6 +54,7 @@ def read_records(results: Path) -> pd.DataFrame:
                      "unit_cpu_s": float(record.get("unit_cpu_s", np.nan)),
                      "finished_at": float(record.get("finished_at", np.nan)),
                      "launcher_cpu_s": float(record.get("launcher_cpu_s", np.nan)),
+                     "without_launcher": bool(record.get("without_launcher", False)),
                      "failed": bool(record.get("failed", False))})
     return pd.DataFrame(rows)
 
@@ -144,20 +145,24 @@ def startup_lines(steps: dict[str, float], n_jobs: int, total: float) -> list[st
 
 def job_server_lines(table: pd.DataFrame) -> list[str]:
     """What the job server (config ``job_server``, ``crowdpriv.jobserver``) did in the run
-    whose records these are: how many jobs it forked, their launchers' CPU (the interpreter and
-    Snakemake's preamble, in each forked job's record) and the server's own (its imports, once:
-    the ``job_server`` row)."""
+    whose records these are: how many jobs it forked, how many of those Snakemake asked for
+    from its own process (``crowdpriv.jobserver.script_without_launcher``), the other's
+    launchers' CPU (the interpreter and Snakemake's preamble, in each forked job's record) and
+    the server's own (its imports, once: the ``job_server`` row)."""
     forked = table[table["launcher_cpu_s"].notna()]
     server = table.loc[table["rule"] == "job_server", "cpu_s"]
     jobs = table[table["rule"] != "job_server"]
     if forked.empty:
         return [f"job server: none of the {len(jobs)} jobs was forked by one (each imported on "
                 "its own)"]
-    launchers = forked["launcher_cpu_s"]
-    return [f"job server: {len(forked)} of {len(jobs)} jobs forked from it; their launchers "
-            f"{launchers.sum():.1f} CPU-s in all ({launchers.median():.3f} each, median: the "
-            f"interpreter and Snakemake's preamble), the server's own {server.sum():.2f} CPU-s "
-            "(its imports, once), both in the table's total"]
+    direct = int(forked["without_launcher"].sum())
+    launchers = forked.loc[~forked["without_launcher"], "launcher_cpu_s"]
+    paid = (f"the other {len(launchers)} jobs' launchers {launchers.sum():.1f} CPU-s in all "
+            f"({launchers.median():.3f} each, median: the interpreter and Snakemake's preamble)"
+            if len(launchers) else "no launcher")
+    return [f"job server: {len(forked)} of {len(jobs)} jobs forked from it, {direct} of them at "
+            f"the request of Snakemake's own process (no launcher); {paid}; the server's own "
+            f"{server.sum():.2f} CPU-s (its imports, once), in the table's total"]
 
 
 def run_lines(results: Path, records: pd.DataFrame, unit: float) -> list[str]:

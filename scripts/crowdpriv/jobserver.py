@@ -18,6 +18,21 @@ runs it: if the server does not answer within a minute, the job fails with a mes
 launcher has paid the interpreter and the preamble (~0.07-0.1 CPU-s); the fork pays nothing
 for imports.
 
+Without a launcher: the pipeline's Snakefile wraps Snakemake's ``script`` function (which
+every ``script:`` directive compiles to a call of) in :func:`script_without_launcher`, so a
+local run does not start that launcher either. Snakemake's job thread builds the request the
+launcher would have sent (:func:`_launcher_request`: the script found as Snakemake finds it,
+the ``snakemake`` object as its preamble builds it, the environment Snakemake's shell gives a
+job, the launcher's ``sys.path``), the server forks the job, and the thread waits for its exit
+status (a non-zero status fails the job as a script's would; a ``benchmark:`` file measures
+the fork). While the server runs, Snakemake's process passes on to the jobs it requested what
+a launcher received from the terminal (SIGINT, SIGHUP, SIGQUIT; Ctrl-Z as SIGSTOP, then
+SIGCONT), then handles the signal as before; a SIGTERM to Snakemake alone lets running jobs
+finish (Snakemake's graceful stop), as it did with launchers. A job the server refuses, or one
+Snakemake runs in a conda, container or module environment or a shadow folder, goes through
+Snakemake's own ``script`` and its launcher, as above. That saves the launcher's ~0.1 CPU-s
+per job (measured: about 10 CPU-s of a default run of 77 jobs, ``benchmarks/reproduction_cpu.py``).
+
 The same numbers as a job in its own process, by construction and by test (the end-to-end runs
 compare a run with the server and one without, byte for byte):
 
@@ -72,10 +87,12 @@ import signal
 import socket
 import struct
 import sys
+import threading
+import time
 
 __all__ = ["ENV", "PRELOAD", "IMPORT_TIME_VARIABLES", "JOB_THREAD_VARIABLES", "how_this_job_runs",
-           "preload_modules", "process_age", "run_in_server", "serve", "start_server",
-           "stop_server"]
+           "preload_modules", "process_age", "run_in_server", "script_without_launcher", "serve",
+           "start_server", "stop_server"]
 
 #: The environment variable holding the server's socket path (set by :func:`start_server` in
 #: the Snakemake process, inherited by every job it starts).
@@ -120,6 +137,8 @@ _LIMITS = ("RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_STACK", "RLIMIT_NOFILE", "RLIMIT_
 _TIMEOUT_S = 60.0
 _REQUEST_TIMEOUT_S = 5.0
 _PR_SET_PDEATHSIG = 1
+#: The server's first line starts with this, then a fresh interpreter's ``sys.path[1:]``.
+_FRESH_SYS_PATH = "fresh-sys-path"
 
 #: In a job forked by the server: what it knows of its launcher (set in the fork).
 _CHILD: dict | None = None
@@ -153,6 +172,9 @@ def run_in_server(snakemake) -> None:
 
 def how_this_job_runs() -> str:
     """One line for the job's log: forked by the job server, or why in its own process."""
+    if _CHILD is not None and _CHILD.get("without_launcher"):
+        return (f"forked by the job server (pid {_CHILD['server_pid']}) at the request of "
+                f"Snakemake (pid {_CHILD['launcher_pid']}), without a launcher")
     if _CHILD is not None:
         return (f"forked by the job server (pid {_CHILD['server_pid']}; launcher pid "
                 f"{_CHILD['launcher_pid']}, {_CHILD['launcher_cpu_s']:.3f} CPU-s)")
@@ -340,6 +362,242 @@ def _started_at() -> float:
     return time.time() - (process_age() or 0.0)
 
 
+# ------------------------------------------------- without a launcher (Snakemake's own process)
+
+#: In Snakemake's process: the jobs it asked the server for and has not seen end (pid: pidfd
+#: or None), for the signals it passes on (:func:`_pass_on`).
+_REQUESTED: dict[int, int | None] = {}
+_REQUESTED_LOCK = threading.Lock()
+#: The signals Snakemake's process passes on to the jobs it requested, as their launchers
+#: would have received them from a terminal (Ctrl-C, hang-up, Ctrl-\\); a terminal's Ctrl-Z
+#: (SIGTSTP) stops them and SIGCONT continues them.
+_PASSED_ON = (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGCONT)
+#: The handlers :func:`_pass_on_signals` replaced ({signal: previous handler}).
+_REPLACED_HANDLERS: dict = {}
+
+
+def script_without_launcher(snakemake_script):
+    """Snakemake's ``script`` function (``snakemake.script.script``, which every ``script:``
+    directive compiles to a call of), asking the job server first (issue 28).
+
+    The Snakefile puts the result in its namespace under the same name (``common.smk``), so
+    each ``script:`` job of a local run is forked by the server at the request of Snakemake's
+    own job thread, with the launcher's place (working directory, environment, standard
+    streams, ``sys.path``, the ``snakemake`` object) filled as Snakemake would have filled it
+    (:func:`_launcher_request`), instead of a new interpreter that imports Snakemake to hand the
+    job on (about 0.1 CPU-s per job). The thread waits for the job's exit status; a non-zero
+    status fails the job as a script's would (``subprocess.CalledProcessError``). Snakemake's
+    ``script`` runs the job as it always does where the server is not asked: no server
+    (``job_server: false``, a cluster job, ``--touch``), a conda, container or module
+    environment, a shadow directory, a script that is not a local Python file; and where it
+    refuses (its launcher then asks again and gets the same answer, which the job's log
+    gives)."""
+    import functools
+    import inspect
+
+    signature = inspect.signature(snakemake_script)
+
+    @functools.wraps(snakemake_script)
+    def script(*args, **kwargs):
+        job = signature.bind(*args, **kwargs).arguments
+        if not _ran_in_server(job):
+            return snakemake_script(*args, **kwargs)
+        return None
+
+    return script
+
+
+def _ran_in_server(job: dict) -> bool:
+    """Fork ``job`` (the arguments of Snakemake's ``script``) in the server and wait for it:
+    False (nothing ran) when it cannot be asked or refuses; raises when the job failed."""
+    path = os.environ.get(ENV)
+    if not path or any(job.get(key) for key in (
+            "conda_env", "container_img", "env_modules", "shadow_dir")):
+        return False
+    request = _launcher_request(job)
+    if request is None:
+        return False
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(_TIMEOUT_S)
+        try:
+            sock.connect(path)
+            _send(sock, request, fds=(0, 1, 2))
+        except (OSError, pickle.PickleError):
+            return False  # no server to reach, or an incomplete request: no fork
+        try:
+            reply, _ = _receive(sock)
+        except TimeoutError as err:  # a fork may yet start: never run the job a second time
+            raise RuntimeError(  # (closing the connection ends a fork that starts)
+                f"the job server at {path} did not take the job within {_TIMEOUT_S:g} s "
+                f"({err}); set job_server: false to run jobs without it") from err
+        except (OSError, EOFError):
+            return False  # closed unanswered: the server is gone, and with it any fork
+        if reply[0] == "refused":
+            return False
+        returncode = _wait_as_launcher(sock, reply[1], job.get("bench_record"))
+    finally:
+        sock.close()
+    if returncode != 0:
+        import subprocess
+
+        raise subprocess.CalledProcessError(
+            returncode, f"{request['script']} (forked by the job server, pid {reply[1]})")
+    return True
+
+
+def _wait_as_launcher(sock: socket.socket, child: int, bench_record) -> int:
+    """The exit status of the job ``child`` (negative: the signal it died of), in Snakemake's
+    job thread; the job is measured into ``bench_record`` (a ``benchmark:`` directive's) as
+    Snakemake measures a script's process, and receives the signals :data:`_PASSED_ON`."""
+    try:
+        handle = os.pidfd_open(child)
+    except (AttributeError, OSError):
+        handle = None
+    with _REQUESTED_LOCK:
+        _REQUESTED[child] = handle
+    try:
+        sock.settimeout(None)
+        benchmark = None
+        if bench_record is not None:
+            try:
+                from snakemake.benchmark import benchmarked
+
+                benchmark = benchmarked(child, bench_record)
+                benchmark.__enter__()
+            except Exception:  # noqa: BLE001 - the job ended already: nothing to sample
+                benchmark = None
+        try:
+            reply, _ = _receive(sock)
+        except (OSError, EOFError) as err:
+            raise RuntimeError(f"the job server ended before job {child} reported its "
+                               f"status ({err})") from err
+        finally:
+            if benchmark is not None:
+                benchmark.__exit__(None, None, None)
+        return int(reply[1])
+    finally:
+        with _REQUESTED_LOCK:
+            _REQUESTED.pop(child, None)
+            if handle is not None:
+                os.close(handle)
+
+
+def _launcher_request(job: dict) -> dict | None:
+    """The request a launcher of ``job`` would send (:func:`_delegate`), built in Snakemake's
+    process from what Snakemake's ``script`` and ``shell`` give a script: the script found as
+    Snakemake finds it, its ``snakemake`` object as the preamble builds it, the environment
+    with the job's thread count (and ``tmpdir`` resource) as the launcher's, the launcher's
+    ``sys.path`` (a fresh interpreter's, then Snakemake's search paths, the source cache's
+    folder, the script's folder, the folder importing Snakemake adds). None for a script that is not a local Python file. What
+    differs from a launcher: ``sys.argv[0]`` is the script, not Snakemake's temporary copy of
+    it with the preamble."""
+    from snakemake.iocontainers import Snakemake
+    from snakemake.script import get_source
+    from snakemake.sourcecache import SourceCache
+    from snakemake import PIP_DEPLOYMENTS_PATH
+    from snakemake.common import get_snakemake_searchpaths
+
+    source_file, _source, language, is_local, cache_path = get_source(
+        job["path"], SourceCache(job["sourcecache_path"], job["runtime_sourcecache_path"]),
+        job["basedir"], job["wildcards"], job["params"])
+    if language != "python" or not is_local:
+        return None
+    script = os.path.realpath(source_file.get_path_or_uri(secret_free=True))
+    script_dir = source_file.get_basedir().get_path_or_uri(secret_free=True)
+    snakemake = Snakemake(job["input"], job["output"], job["params"], job["wildcards"],
+                          job["threads"], job["resources"], job["log"], job["config"],
+                          job["rulename"], job["bench_iteration"], script_dir)
+    env = dict(os.environ)
+    env.update(dict.fromkeys(JOB_THREAD_VARIABLES, str(job["threads"])))
+    tmpdir = job["resources"].get("tmpdir", None)
+    if tmpdir:
+        env.update(dict.fromkeys(("TMPDIR", "TMP", "TEMPDIR", "TEMP"), tmpdir))
+    # and the shell Snakemake starts the launcher with sets these two, as bash does: PWD kept
+    # where it names the working directory, else the working directory; _ the command run
+    cwd = os.getcwd()
+    try:
+        keep = os.path.isabs(env.get("PWD", "")) and os.path.samefile(env["PWD"], cwd)
+    except OSError:
+        keep = False
+    env.update(PWD=env["PWD"] if keep else cwd, _=sys.executable)
+    search = get_snakemake_searchpaths()
+    if cache_path and os.path.dirname(cache_path):
+        search.append(os.path.dirname(cache_path))
+    search.append(script_dir)
+    # then the preamble imports snakemake, whose __init__ appends its pip deployments' folder
+    sys_path = [os.path.abspath(os.path.join(".snakemake", "scripts")),
+                *_SERVER.get("fresh_sys_path", sys.path[1:]), *search, PIP_DEPLOYMENTS_PATH]
+    ignored = [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN]
+    return dict(
+        script=script, snakemake=snakemake, cwd=cwd, env=env, umask=_umask(),
+        sys_path=sys_path, argv=[script], executable=sys.executable, ignored_signals=ignored,
+        state=_process_state(), launcher_pid=os.getpid(), launcher_cpu_s=0.0,
+        launcher_started_at=time.time(), without_launcher=True)
+
+
+def _umask() -> int:
+    """This process's umask without setting it (other threads may be creating files):
+    ``/proc/self/status`` on Linux, else the umask read when the server started."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return _SERVER.get("umask", 0o022)
+
+
+def _pass_on(signum, frame) -> None:
+    """Snakemake's handler of :data:`_PASSED_ON` while the server runs: the signal goes to
+    every job Snakemake requested (SIGTSTP as SIGSTOP, since their process group is in the
+    server's session, where the kernel drops a terminal's stop), then as it would have gone
+    without the server (the previous handler, or the default action)."""
+    sent = signal.SIGSTOP if signum == signal.SIGTSTP else signum
+    with _REQUESTED_LOCK:
+        for pid, handle in list(_REQUESTED.items()):
+            try:
+                if handle is not None:
+                    signal.pidfd_send_signal(handle, sent)
+                else:
+                    os.kill(pid, sent)
+            except OSError:
+                pass
+    previous = _REPLACED_HANDLERS.get(signum, signal.SIG_DFL)
+    if callable(previous):
+        previous(signum, frame)
+    elif previous == signal.SIG_DFL and signum == signal.SIGTSTP:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    elif previous == signal.SIG_DFL and signum != signal.SIGCONT:
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+
+def _pass_on_signals() -> None:
+    """In Snakemake's main thread: :func:`_pass_on` handles :data:`_PASSED_ON` (those this
+    process ignores stay ignored); nothing where signals cannot be set (another thread)."""
+    for signum in _PASSED_ON:
+        try:
+            previous = signal.getsignal(signum)
+            if previous == signal.SIG_IGN or previous is None:
+                continue
+            signal.signal(signum, _pass_on)
+            _REPLACED_HANDLERS[signum] = previous
+        except (ValueError, OSError):  # not the main thread
+            return
+
+
+def _restore_signals() -> None:
+    for signum, previous in list(_REPLACED_HANDLERS.items()):
+        try:
+            if signal.getsignal(signum) is _pass_on:
+                signal.signal(signum, previous)
+        except (ValueError, OSError):
+            return
+        _REPLACED_HANDLERS.pop(signum, None)
+
+
 # ------------------------------------------------------------------------------- server side
 
 def _stamp(path: str):
@@ -520,6 +778,7 @@ def _become_job(request: dict, fds: list[int], server_pid: int, close: list) -> 
         numpy.random.seed()  # fresh entropy, as a new interpreter's legacy generator has
         _CHILD = {key: request[key] for key in (
             "launcher_pid", "launcher_cpu_s", "launcher_started_at")}
+        _CHILD["without_launcher"] = bool(request.get("without_launcher"))
         _CHILD["server_pid"] = server_pid
         status = _run_script(request["script"], request["snakemake"])
     except BaseException:  # before the script started: say why, on the launcher's stderr
@@ -755,7 +1014,10 @@ def start_server() -> bool:
         return False
     path = os.path.join(folder, "socket")
     scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = (f"import sys; sys.path.insert(0, {scripts!r}); from crowdpriv.jobserver import serve; "
+    # Its first line: the search path of a fresh interpreter (a launcher's, after the folder of
+    # the script it runs), for the jobs requested from this process (:func:`_launcher_request`).
+    code = (f"import sys; print({_FRESH_SYS_PATH!r}, repr(sys.path[1:]), flush=True); "
+            f"sys.path.insert(0, {scripts!r}); from crowdpriv.jobserver import serve; "
             "from crowdpriv.runtime import record_job_server_cpu; "
             f"serve({path!r}, {os.getpid()}, on_exit=record_job_server_cpu)")
     env = {k: v for k, v in os.environ.items() if k != ENV}
@@ -768,10 +1030,15 @@ def start_server() -> bool:
         print(f"crowdpriv: the job server did not start ({err}); every job runs in its own "
               "process", file=sys.stderr)
         return False
-    seen = []
+    seen, fresh_sys_path = [], None
     for line in process.stdout:  # a site banner may come first; "ready" or the end
         if line.strip() == b"ready":
             break
+        if line.startswith(_FRESH_SYS_PATH.encode() + b" ") and fresh_sys_path is None:
+            import ast
+
+            fresh_sys_path = ast.literal_eval(line.decode().split(" ", 1)[1].strip())
+            continue
         seen.append(line.decode(errors="replace").strip())
     else:
         line = b""
@@ -783,8 +1050,11 @@ def start_server() -> bool:
               f"{'; it printed: ' + ' | '.join(seen[-3:]) if seen else ''}); every job runs "
               "in its own process", file=sys.stderr)
         return False
-    _SERVER.update(process=process, folder=folder, path=path)
+    _SERVER.update(process=process, folder=folder, path=path, umask=_current_umask())
+    if fresh_sys_path is not None:
+        _SERVER["fresh_sys_path"] = fresh_sys_path
     os.environ[ENV] = path
+    _pass_on_signals()
     atexit.register(stop_server)
     return True
 
@@ -797,6 +1067,7 @@ def stop_server() -> None:
 
     process = _SERVER.pop("process", None)
     os.environ.pop(ENV, None)
+    _restore_signals()
     if process is None:
         return
     process.terminate()

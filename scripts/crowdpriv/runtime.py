@@ -361,7 +361,8 @@ def _write_cpu_record() -> None:
     from .jobserver import _CHILD as forked
 
     if forked is not None:  # forked by the job server: its launcher's CPU is the job's too
-        record["launcher_cpu_s"] = forked["launcher_cpu_s"]
+        record["launcher_cpu_s"] = forked["launcher_cpu_s"]  # 0 when Snakemake asked itself
+        record["without_launcher"] = bool(forked.get("without_launcher"))
         record["cpu_s"] += forked["launcher_cpu_s"]
         record["wall_s"] = time.time() - forked["launcher_started_at"]
     if _CPU_RECORD["calibrate"]:

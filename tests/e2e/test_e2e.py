@@ -124,7 +124,8 @@ def test_the_first_run_forked_its_jobs_from_the_job_server_the_second_did_not(fu
     """The byte identity above compares a run whose jobs the job server forked (config
     ``job_server``, the default; crowdpriv.jobserver) with one whose jobs each ran in its own
     process (``job_server=false``): each job's log says which way it ran (its first line,
-    crowdpriv.runtime.start_job), and the server's record counts the jobs it forked."""
+    crowdpriv.runtime.start_job: forked at the request of Snakemake's own process, without a
+    launcher), and the server's record counts the jobs it forked."""
     first_run, second_run = full_runs
 
     def first_lines(run):
@@ -136,6 +137,9 @@ def test_the_first_run_forked_its_jobs_from_the_job_server_the_second_did_not(fu
     assert len(forked) > 50 and len(own) > 50
     assert all("; forked by the job server (pid " in line for line in forked.values()), [
         line for line in forked.values() if "forked by the job server" not in line][:3]
+    # at the request of Snakemake's own process (crowdpriv.jobserver.script_without_launcher)
+    assert all(line.endswith("), without a launcher") for line in forked.values()), [
+        line for line in forked.values() if "without a launcher" not in line][:3]
     assert all(line.endswith("; in its own process: no job server (CROWDPRIV_JOB_SERVER unset)")
                for line in own.values()), list(own.values())[:3]
     record = json.loads((first_run / "results/benchmarks/job_server.cpu.json").read_text())

@@ -13,6 +13,7 @@ CONFIG_SCHEMA = workflow.source_path("../schemas/config.schema.yaml")
 sys.path.insert(0, os.path.join(workflow.basedir, "scripts"))
 from crowdpriv.data import answer_type_of  # noqa: E402
 from crowdpriv.jobs import ordered_like, select  # noqa: E402
+from crowdpriv.jobserver import script_without_launcher  # noqa: E402
 from crowdpriv.readings import parse_readings, reading_config  # noqa: E402
 from crowdpriv.mechanisms import (
     get as get_mechanism,
@@ -85,6 +86,10 @@ CUSTOM_DATASETS = list(config.get("custom_datasets", {}))
 DATASETS = BUILTIN_DATASETS + CUSTOM_DATASETS
 #: Whether local jobs are forked by the job server (config job_server; the Snakefile's onstart).
 JOB_SERVER = str(config["job_server"]).lower() != "false"
+# Every `script:` directive compiles to a call of `script(...)` in this namespace (Snakemake's
+# snakemake.script.script): wrapped, a local job is forked by the job server at the request of
+# Snakemake's own job thread, without a launcher process; without a server, Snakemake's runs it.
+script = script_without_launcher(script)
 #: Whether the inference benchmark runs (config benchmark_enabled; rules in benchmark.smk).
 BENCHMARK_ENABLED = str(config["benchmark_enabled"]).lower() != "false"
 
