@@ -5,6 +5,7 @@ exactly as a fresh process would run is refused, and the job runs in its own pro
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import signal
@@ -428,3 +429,84 @@ def test_stopping_the_server_writes_its_record(server):
     assert record["forked"] >= 1  # this test's job at least (6 when the whole file runs)
     assert record["cpu_s"] > 0.1  # it imported numpy, pandas and crowdpriv
     assert record["forked_jobs_cpu_s"] > 0
+
+
+def _state(pid: int) -> str:
+    """The kernel's state letter of process ``pid`` (T: stopped)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+def test_snakemakes_process_passes_signals_on_to_the_jobs_it_requested(monkeypatch):
+    """Snakemake's handler (jobserver._pass_on): a signal that comes while a request is on its
+    way is kept and delivered once the job is forked; Ctrl-Z stops the job (SIGSTOP), SIGCONT
+    continues it; each signal then goes to the handler it replaced."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    seen = []
+    for signum in (signal.SIGTSTP, signal.SIGCONT):
+        monkeypatch.setitem(jobserver._REPLACED_HANDLERS, signum,
+                            lambda s, f: seen.append(s))
+    entry = {"pid": None, "handle": None, "pending": []}
+    monkeypatch.setitem(jobserver._REQUESTED, id(entry), entry)
+    try:
+        jobserver._pass_on(signal.SIGTSTP, None)  # before the fork's pid is known
+        assert entry["pending"] == [signal.SIGSTOP] and seen == [signal.SIGTSTP]
+        assert _state(child.pid) != "T"
+        jobserver._started(entry, child.pid)
+        assert wait_until(lambda: _state(child.pid) == "T", within=10)
+        assert entry["pending"] == []
+        jobserver._pass_on(signal.SIGCONT, None)
+        assert wait_until(lambda: _state(child.pid) != "T", within=10)
+        assert seen == [signal.SIGTSTP, signal.SIGCONT]
+    finally:
+        child.kill()
+        child.wait()
+        if entry.get("handle"):
+            os.close(entry["handle"])
+
+
+def test_a_signal_inside_the_handler_does_not_deadlock():
+    """A second signal handled while the first holds the registry's lock (handlers can nest
+    in the main thread): the lock is re-entrant."""
+    with jobserver._REQUESTED_LOCK:
+        assert jobserver._REQUESTED_LOCK.acquire(timeout=1)
+        jobserver._REQUESTED_LOCK.release()
+
+
+def test_snakemakes_script_is_wrapped_once_and_only_when_its_parameters_are_known(capsys):
+    def script(path, basedir, input, output, params, wildcards, threads, resources, log,
+               config, rulename, conda_env, conda_base_path, container_img, singularity_args,
+               env_modules, bench_record, jobid, bench_iteration, cleanup_scripts, shadow_dir,
+               sourcecache_path, runtime_sourcecache_path, runtime_paths):
+        return "ran by Snakemake"
+
+    wrapped = jobserver.script_without_launcher(script)
+    assert wrapped is not script and jobserver.script_without_launcher(wrapped) is wrapped
+
+    def another_version(path, basedir, input, output, params):
+        return "ran by Snakemake"
+
+    assert jobserver.script_without_launcher(another_version) is another_version
+    assert "has no parameter" in capsys.readouterr().err
+    from snakemake.script import script as snakemakes
+
+    assert jobserver.script_without_launcher(snakemakes) is not snakemakes  # the pinned one
+
+
+def test_without_a_server_snakemakes_script_runs_the_job(monkeypatch):
+    monkeypatch.delenv(jobserver.ENV, raising=False)
+    calls = []
+
+    def script(path, basedir, input, output, params, wildcards, threads, resources, log,
+               config, rulename, conda_env, conda_base_path, container_img, singularity_args,
+               env_modules, bench_record, jobid, bench_iteration, cleanup_scripts, shadow_dir,
+               sourcecache_path, runtime_sourcecache_path, runtime_paths):
+        calls.append(path)
+
+    wrapped = jobserver.script_without_launcher(script)
+    wrapped("job.py", *[None] * 23)
+    assert calls == ["job.py"]
+    monkeypatch.setenv(jobserver.ENV, "/nonexistent/socket")  # a conda job is never asked
+    arguments = dict.fromkeys(inspect.signature(script).parameters)
+    arguments.update(path="job.py", conda_env="/envs/x")
+    wrapped(**arguments)
+    assert calls == ["job.py", "job.py"]

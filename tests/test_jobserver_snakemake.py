@@ -99,6 +99,10 @@ if rule == "fail":
     print("the job says: failing on purpose", file=sys.stderr, flush=True)
     sys.exit(3)
 if rule == "sleep":
+    with open("runs", "a") as handle:
+        handle.write("ran\\n")
+    with open("server.pid", "w") as handle:
+        handle.write(str(os.getppid()))
     with open("sleeping.pid", "w") as handle:
         handle.write(str(os.getpid()))
     try:
@@ -150,9 +154,11 @@ def snakemake_env() -> dict:
 
 
 def run(folder: Path, *targets: str, check: bool = True) -> subprocess.CompletedProcess:
+    """Snakemake in ``folder``, with a umask other than the usual 022."""
     done = subprocess.run(
         [str(SNAKEMAKE), "--cores", "2", "--scheduler", "greedy", *targets],
-        cwd=folder, env=snakemake_env(), capture_output=True, text=True, timeout=300)
+        cwd=folder, env=snakemake_env(), capture_output=True, text=True, timeout=300,
+        umask=0o027)
     if check:
         assert done.returncode == 0, done.stderr[-3000:]
     return done
@@ -179,6 +185,7 @@ def test_a_job_without_a_launcher_sees_what_its_launcher_would_have_given_it(two
     forked, own = load(wrapped, "record.json"), load(plain, "record.json")
     assert "at the request of Snakemake" in forked["how"] and "without a launcher" in forked["how"]
     assert own["how"].startswith("in its own process: no job server")
+    assert forked["umask"] == own["umask"] == 0o027
 
     def relative(record, folder):
         text = json.dumps(record, sort_keys=True).replace(str(folder), "<workdir>")
@@ -221,6 +228,7 @@ def test_a_failing_job_fails_the_run_with_its_status_and_message(tmp_path):
     assert done.returncode != 0
     assert "the job says: failing on purpose" in done.stderr
     assert "returned non-zero exit status 3" in done.stderr
+    assert "(forked by the job server, pid" in done.stderr  # not through a launcher
     assert not (folder / "out/fail.json").exists()
 
 
@@ -233,10 +241,7 @@ def test_ctrl_c_to_snakemake_reaches_the_running_job(tmp_path):
         [str(SNAKEMAKE), "--cores", "1", "--scheduler", "greedy", "sleep"], cwd=folder,
         env=snakemake_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 60
-        while not (folder / "sleeping.pid").exists():
-            assert time.monotonic() < deadline and process.poll() is None, process.stderr.read()
-            time.sleep(0.05)
+        wait_for_file(folder / "sleeping.pid", process)
         job = int((folder / "sleeping.pid").read_text())
         time.sleep(0.3)
         started = time.monotonic()
@@ -256,4 +261,32 @@ def test_ctrl_c_to_snakemake_reaches_the_running_job(tmp_path):
             break
         assert time.monotonic() < deadline, "the job outlived Snakemake"
         time.sleep(0.05)
+    assert not (folder / "out/sleep.json").exists()
+
+
+def wait_for_file(path: Path, process: subprocess.Popen, within: float = 60) -> None:
+    deadline = time.monotonic() + within
+    while not path.exists():
+        assert time.monotonic() < deadline and process.poll() is None, process.stderr.read()
+        time.sleep(0.05)
+
+
+def test_a_server_that_dies_fails_its_running_job_which_does_not_run_again(tmp_path):
+    """The server killed outright: the kernel kills its job, Snakemake's job thread fails the
+    job with a message, and the job is not run a second time."""
+    folder = workflow(tmp_path / "wf", wrap=True)
+    process = subprocess.Popen(
+        [str(SNAKEMAKE), "--cores", "1", "--scheduler", "greedy", "sleep"], cwd=folder,
+        env=snakemake_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for_file(folder / "sleeping.pid", process)
+        os.kill(int((folder / "server.pid").read_text()), signal.SIGKILL)
+        _, stderr = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode != 0
+    assert "the job server ended before job" in stderr
+    assert (folder / "runs").read_text() == "ran\n"
     assert not (folder / "out/sleep.json").exists()

@@ -5,8 +5,9 @@ Every job of a default run pays about 0.4-0.5 CPU-s before its own work in its o
 (the interpreter, Snakemake's ``script:`` preamble, numpy and pandas, one paper's modules),
 about a fifth of the run's CPU for 77 jobs; with the server a job's CPU falls by a median of
 about 0.2 CPU-s (the launcher still pays the interpreter and the preamble; the fork's first
-touches of the server's memory and the imports not preloaded remain). With the server, Snakemake still starts each job's script
-as it always does (same rule, same log), but the script's first statement,
+touches of the server's memory and the imports not preloaded remain). With a launcher (the
+way described first; without one, below), Snakemake starts each job's script as it always
+does (same rule, same log), but the script's first statement,
 :func:`run_in_server`, hands the job to the server: the server forks, the fork takes the
 launcher's place (its working directory, environment, umask, ``sys.path``, ``sys.argv``,
 standard streams, the dispositions of the signals below and its ``snakemake`` object) and runs
@@ -18,20 +19,28 @@ runs it: if the server does not answer within a minute, the job fails with a mes
 launcher has paid the interpreter and the preamble (~0.07-0.1 CPU-s); the fork pays nothing
 for imports.
 
-Without a launcher: the pipeline's Snakefile wraps Snakemake's ``script`` function (which
+Without a launcher (how the pipeline's local jobs run): its Snakefile wraps Snakemake's ``script`` function (which
 every ``script:`` directive compiles to a call of) in :func:`script_without_launcher`, so a
 local run does not start that launcher either. Snakemake's job thread builds the request the
 launcher would have sent (:func:`_launcher_request`: the script found as Snakemake finds it,
 the ``snakemake`` object as its preamble builds it, the environment Snakemake's shell gives a
 job, the launcher's ``sys.path``), the server forks the job, and the thread waits for its exit
 status (a non-zero status fails the job as a script's would; a ``benchmark:`` file measures
-the fork). While the server runs, Snakemake's process passes on to the jobs it requested what
-a launcher received from the terminal (SIGINT, SIGHUP, SIGQUIT; Ctrl-Z as SIGSTOP, then
-SIGCONT), then handles the signal as before; a SIGTERM to Snakemake alone lets running jobs
-finish (Snakemake's graceful stop), as it did with launchers. A job the server refuses, or one
-Snakemake runs in a conda, container or module environment or a shadow folder, goes through
-Snakemake's own ``script`` and its launcher, as above. That saves the launcher's ~0.1 CPU-s
-per job (measured: about 10 CPU-s of a default run of 77 jobs, ``benchmarks/reproduction_cpu.py``).
+the fork). What differs from the launcher's request: ``sys.argv[0]`` is the script, not
+Snakemake's temporary copy of it, and a variable the shell adds only when it is missing
+(``SHLVL``) is not added. While the server runs, Snakemake's process passes on to the jobs it
+requested what a launcher received from the terminal (SIGINT, SIGHUP, SIGQUIT; Ctrl-Z as
+SIGSTOP, then SIGCONT; a signal that comes while a request is on its way reaches the job once
+it is forked), then handles the signal as before. SIGTERM is not passed on: sent to Snakemake
+alone, it lets running jobs finish (Snakemake's graceful stop), as with launchers; sent to
+Snakemake's whole process group (``kill -TERM -<group>``, ``timeout``), it used to reach the
+jobs through their launchers and now does not, so they finish too. Snakemake's ``shell.kill``
+and ``shell.terminate`` (for pipe and service group jobs, which this workflow has none of) do
+not reach a forked job. A job the server refuses (a shadow folder, for one, is another working
+directory), or one Snakemake runs in a conda, container or module environment, goes through
+Snakemake's own ``script`` and its launcher, as above. That saves the launcher: its
+interpreter and preamble (median 0.09 CPU-s a job), the shell Snakemake starts it in and
+Snakemake's temporary copy of the script.
 
 The same numbers as a job in its own process, by construction and by test (the end-to-end runs
 compare a run with the server and one without, byte for byte):
@@ -60,16 +69,18 @@ compare a run with the server and one without, byte for byte):
   that finds no server (a cluster node, a run with ``job_server: false``, a server that is
   gone) runs in its own process.
 
-The job's CPU record (:func:`crowdpriv.runtime.record_job_cpu`) adds the launcher's CPU to the
-fork's, and the server's own (the imports, once; the loop) is written when it stops
+The job's CPU record (:func:`crowdpriv.runtime.record_job_cpu`) adds the launcher's CPU, if
+there was one, to the fork's, and the server's own (the imports, once; the loop) is written when it stops
 (:func:`crowdpriv.runtime.record_job_server_cpu`, ``results/benchmarks/job_server.cpu.json``),
 so the per-job table of ``benchmarks/reproduction_cpu.py`` still sums every process of the
-run. Snakemake's ``benchmark:`` files measure the process it started, the launcher, and so miss
-the job's work when it ran in the server: the ``*.cpu.json`` records are the jobs' CPU.
+run. With a launcher, Snakemake's ``benchmark:`` files measure the process it started, the
+launcher, and so miss the job's work when it ran in the server; without one they measure the
+fork. The ``*.cpu.json`` records are the jobs' CPU either way.
 
 The server runs in a session of its own, so a terminal's Ctrl-C reaches a job once, through its
-launcher. If a launcher is killed outright (SIGKILL), the server kills its job; if the server
-dies, the kernel kills its jobs (``PR_SET_PDEATHSIG``) and their launchers fail; if Snakemake
+launcher or through Snakemake's process. If a launcher is killed outright (SIGKILL), the server kills its job; if the server
+dies, the kernel kills its jobs (``PR_SET_PDEATHSIG``) and their launchers (or Snakemake's
+job threads) fail them; if Snakemake
 dies, the server ends and kills the jobs still running, and their launchers die of it (in
 their own processes the jobs would run on, orphaned). An error while taking one request refuses that request only. The socket lives
 in a private temporary folder (mode 0700) of the user running the workflow, removed when the
@@ -364,16 +375,23 @@ def _started_at() -> float:
 
 # ------------------------------------------------- without a launcher (Snakemake's own process)
 
-#: In Snakemake's process: the jobs it asked the server for and has not seen end (pid: pidfd
-#: or None), for the signals it passes on (:func:`_pass_on`).
-_REQUESTED: dict[int, int | None] = {}
-_REQUESTED_LOCK = threading.Lock()
+#: In Snakemake's process: the jobs it has asked the server for and not seen end, each
+#: {"pid", "handle" (a pidfd, or None), "pending" (signals that came before the fork's pid)},
+#: for the signals it passes on (:func:`_pass_on`). Re-entrant: a signal handler can run
+#: inside another one in the main thread.
+_REQUESTED: dict[int, dict] = {}
+_REQUESTED_LOCK = threading.RLock()
 #: The signals Snakemake's process passes on to the jobs it requested, as their launchers
-#: would have received them from a terminal (Ctrl-C, hang-up, Ctrl-\\); a terminal's Ctrl-Z
+#: would have received them from a terminal (Ctrl-C, hang-up, Ctrl-\); a terminal's Ctrl-Z
 #: (SIGTSTP) stops them and SIGCONT continues them.
 _PASSED_ON = (signal.SIGINT, signal.SIGHUP, signal.SIGQUIT, signal.SIGTSTP, signal.SIGCONT)
 #: The handlers :func:`_pass_on_signals` replaced ({signal: previous handler}).
 _REPLACED_HANDLERS: dict = {}
+#: The parameters of Snakemake's ``script`` that :func:`script_without_launcher` reads.
+_SCRIPT_PARAMETERS = frozenset((
+    "path", "basedir", "input", "output", "params", "wildcards", "threads", "resources", "log",
+    "config", "rulename", "conda_env", "container_img", "env_modules", "bench_record",
+    "bench_iteration", "shadow_dir", "sourcecache_path", "runtime_sourcecache_path"))
 
 
 def script_without_launcher(snakemake_script):
@@ -389,13 +407,22 @@ def script_without_launcher(snakemake_script):
     status fails the job as a script's would (``subprocess.CalledProcessError``). Snakemake's
     ``script`` runs the job as it always does where the server is not asked: no server
     (``job_server: false``, a cluster job, ``--touch``), a conda, container or module
-    environment, a shadow directory, a script that is not a local Python file; and where it
-    refuses (its launcher then asks again and gets the same answer, which the job's log
-    gives)."""
+    environment, a script that is not a local Python file; and where the server refuses (a
+    shadow folder, for one: another working directory). Its launcher then asks again, and the
+    job's log gives the answer it got. Returned unwrapped (with a warning) when Snakemake's
+    ``script`` lacks a parameter read here (another Snakemake version); wrapping twice wraps
+    once."""
     import functools
     import inspect
 
+    if getattr(snakemake_script, "without_launcher", False):
+        return snakemake_script
     signature = inspect.signature(snakemake_script)
+    missing = _SCRIPT_PARAMETERS - set(signature.parameters)
+    if missing:
+        print(f"crowdpriv: Snakemake's script function has no parameter {sorted(missing)}; "
+              "every job runs through its launcher", file=sys.stderr)
+        return snakemake_script
 
     @functools.wraps(snakemake_script)
     def script(*args, **kwargs):
@@ -404,6 +431,7 @@ def script_without_launcher(snakemake_script):
             return snakemake_script(*args, **kwargs)
         return None
 
+    script.without_launcher = True
     return script
 
 
@@ -418,6 +446,9 @@ def _ran_in_server(job: dict) -> bool:
     if request is None:
         return False
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    entry = {"pid": None, "handle": None, "pending": []}  # signals before the fork's pid
+    with _REQUESTED_LOCK:
+        _REQUESTED[id(entry)] = entry
     try:
         sock.settimeout(_TIMEOUT_S)
         try:
@@ -435,9 +466,15 @@ def _ran_in_server(job: dict) -> bool:
             return False  # closed unanswered: the server is gone, and with it any fork
         if reply[0] == "refused":
             return False
+        _started(entry, reply[1])
         returncode = _wait_as_launcher(sock, reply[1], job.get("bench_record"))
     finally:
         sock.close()
+        with _REQUESTED_LOCK:
+            _REQUESTED.pop(id(entry), None)
+            if entry["handle"] is not None:
+                os.close(entry["handle"])
+                entry["handle"] = None
     if returncode != 0:
         import subprocess
 
@@ -446,41 +483,61 @@ def _ran_in_server(job: dict) -> bool:
     return True
 
 
+def _started(entry: dict, child: int) -> None:
+    """The server forked ``child`` for ``entry``: from now on signals go to it, first those
+    that came while the request was on its way."""
+    try:
+        handle = os.pidfd_open(child)  # a signal then cannot reach a reused pid
+    except ProcessLookupError:  # already ended and reaped: nothing left to signal
+        handle = False
+    except (AttributeError, OSError):  # no pidfd here: by pid
+        handle = None
+    with _REQUESTED_LOCK:
+        if handle is False:
+            _REQUESTED.pop(id(entry), None)
+            return
+        entry.update(pid=child, handle=handle)
+        for signum in entry["pending"]:
+            _send_signal(entry, signum)
+        entry["pending"].clear()
+
+
+def _send_signal(entry: dict, signum: int) -> None:
+    try:
+        if entry["handle"] is not None:
+            signal.pidfd_send_signal(entry["handle"], signum)
+        else:
+            os.kill(entry["pid"], signum)
+    except OSError:
+        pass
+
+
 def _wait_as_launcher(sock: socket.socket, child: int, bench_record) -> int:
     """The exit status of the job ``child`` (negative: the signal it died of), in Snakemake's
     job thread; the job is measured into ``bench_record`` (a ``benchmark:`` directive's) as
-    Snakemake measures a script's process, and receives the signals :data:`_PASSED_ON`."""
-    try:
-        handle = os.pidfd_open(child)
-    except (AttributeError, OSError):
-        handle = None
-    with _REQUESTED_LOCK:
-        _REQUESTED[child] = handle
-    try:
-        sock.settimeout(None)
-        benchmark = None
-        if bench_record is not None:
-            try:
-                from snakemake.benchmark import benchmarked
-
-                benchmark = benchmarked(child, bench_record)
-                benchmark.__enter__()
-            except Exception:  # noqa: BLE001 - the job ended already: nothing to sample
-                benchmark = None
+    Snakemake measures a script's process (a job already gone gets its running time only)."""
+    sock.settimeout(None)
+    started = time.time()
+    benchmark = None
+    if bench_record is not None:
         try:
-            reply, _ = _receive(sock)
-        except (OSError, EOFError) as err:
-            raise RuntimeError(f"the job server ended before job {child} reported its "
-                               f"status ({err})") from err
-        finally:
-            if benchmark is not None:
-                benchmark.__exit__(None, None, None)
-        return int(reply[1])
+            from snakemake.benchmark import benchmarked
+
+            benchmark = benchmarked(child, bench_record)
+            benchmark.__enter__()
+        except Exception:  # noqa: BLE001 - the job ended already: nothing to sample
+            benchmark = None
+    try:
+        reply, _ = _receive(sock)
+    except (OSError, EOFError) as err:
+        raise RuntimeError(f"the job server ended before job {child} reported its "
+                           f"status ({err})") from err
     finally:
-        with _REQUESTED_LOCK:
-            _REQUESTED.pop(child, None)
-            if handle is not None:
-                os.close(handle)
+        if benchmark is not None:
+            benchmark.__exit__(None, None, None)
+        elif bench_record is not None:
+            bench_record.running_time = time.time() - started
+    return int(reply[1])
 
 
 def _launcher_request(job: dict) -> dict | None:
@@ -526,8 +583,11 @@ def _launcher_request(job: dict) -> dict | None:
         search.append(os.path.dirname(cache_path))
     search.append(script_dir)
     # then the preamble imports snakemake, whose __init__ appends its pip deployments' folder
-    sys_path = [os.path.abspath(os.path.join(".snakemake", "scripts")),
-                *_SERVER.get("fresh_sys_path", sys.path[1:]), *search, PIP_DEPLOYMENTS_PATH]
+    # (the folder of the script run first, as the interpreter puts it, unless PYTHONSAFEPATH)
+    first = [] if sys.flags.safe_path else [os.path.realpath(os.path.join(".snakemake",
+                                                                          "scripts"))]
+    sys_path = [*first, *_SERVER.get("fresh_sys_path", sys.path[1:]), *search,
+                PIP_DEPLOYMENTS_PATH]
     ignored = [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN]
     return dict(
         script=script, snakemake=snakemake, cwd=cwd, env=env, umask=_umask(),
@@ -538,7 +598,8 @@ def _launcher_request(job: dict) -> dict | None:
 
 def _umask() -> int:
     """This process's umask without setting it (other threads may be creating files):
-    ``/proc/self/status`` on Linux, else the umask read when the server started."""
+    ``/proc/self/status`` on Linux, else the umask :func:`start_server` read (before any job
+    thread ran)."""
     try:
         with open("/proc/self/status") as handle:
             for line in handle:
@@ -546,7 +607,7 @@ def _umask() -> int:
                     return int(line.split()[1], 8)
     except (OSError, ValueError, IndexError):
         pass
-    return _SERVER.get("umask", 0o022)
+    return _SERVER["umask"] if "umask" in _SERVER else _current_umask()
 
 
 def _pass_on(signum, frame) -> None:
@@ -556,14 +617,11 @@ def _pass_on(signum, frame) -> None:
     without the server (the previous handler, or the default action)."""
     sent = signal.SIGSTOP if signum == signal.SIGTSTP else signum
     with _REQUESTED_LOCK:
-        for pid, handle in list(_REQUESTED.items()):
-            try:
-                if handle is not None:
-                    signal.pidfd_send_signal(handle, sent)
-                else:
-                    os.kill(pid, sent)
-            except OSError:
-                pass
+        for entry in list(_REQUESTED.values()):
+            if entry["pid"] is None:  # asked for, not forked yet: delivered once it is
+                entry["pending"].append(sent)
+            else:
+                _send_signal(entry, sent)
     previous = _REPLACED_HANDLERS.get(signum, signal.SIG_DFL)
     if callable(previous):
         previous(signum, frame)
@@ -1016,7 +1074,8 @@ def start_server() -> bool:
     scripts = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # Its first line: the search path of a fresh interpreter (a launcher's, after the folder of
     # the script it runs), for the jobs requested from this process (:func:`_launcher_request`).
-    code = (f"import sys; print({_FRESH_SYS_PATH!r}, repr(sys.path[1:]), flush=True); "
+    code = (f"import sys; print({_FRESH_SYS_PATH!r}, "
+            "repr(sys.path[0 if sys.flags.safe_path else 1:]), flush=True); "
             f"sys.path.insert(0, {scripts!r}); from crowdpriv.jobserver import serve; "
             "from crowdpriv.runtime import record_job_server_cpu; "
             f"serve({path!r}, {os.getpid()}, on_exit=record_job_server_cpu)")
@@ -1050,7 +1109,7 @@ def start_server() -> bool:
               f"{'; it printed: ' + ' | '.join(seen[-3:]) if seen else ''}); every job runs "
               "in its own process", file=sys.stderr)
         return False
-    _SERVER.update(process=process, folder=folder, path=path, umask=_current_umask())
+    _SERVER.update(process=process, folder=folder, path=path, umask=_umask())
     if fresh_sys_path is not None:
         _SERVER["fresh_sys_path"] = fresh_sys_path
     os.environ[ENV] = path
