@@ -237,6 +237,7 @@ def test_a_fork_starts_as_a_new_interpreter_would(server):
     keep a signal the launcher ignores ignored (``nohup``: a hang-up must not end the job)."""
     def ignore_hangup():
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # whatever the test run's (nohup, &)
         os.umask(0o027)
 
     draws = []

@@ -237,9 +237,10 @@ def test_ctrl_c_to_snakemake_reaches_the_running_job(tmp_path):
     process group): the job gets it at once (KeyboardInterrupt), Snakemake stops, and the
     server and the job are gone."""
     folder = workflow(tmp_path / "wf", wrap=True)
-    process = subprocess.Popen(
+    process = subprocess.Popen(  # SIGINT not ignored, whatever the test run's (nohup, &)
         [str(SNAKEMAKE), "--cores", "1", "--scheduler", "greedy", "sleep"], cwd=folder,
-        env=snakemake_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        env=snakemake_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         wait_for_file(folder / "sleeping.pid", process)
         job = int((folder / "sleeping.pid").read_text())
