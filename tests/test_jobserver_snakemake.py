@@ -291,3 +291,41 @@ def test_a_server_that_dies_fails_its_running_job_which_does_not_run_again(tmp_p
     assert "the job server ended before job" in stderr
     assert (folder / "runs").read_text() == "ran\n"
     assert not (folder / "out/sleep.json").exists()
+
+
+def test_a_run_ends_without_waiting_for_the_schedulers_wake_ups(tmp_path):
+    """With the default profile's 10 s job-rate window (profiles/default), the scheduler's last
+    wake-up timers would hold Snakemake's exit up to 10 s; the Snakefile's onsuccess cancels
+    them (crowdpriv.runtime.cancel_pending_timers)."""
+    folder = tmp_path / "wf"
+    folder.mkdir()
+    (folder / "Snakefile").write_text(f"""
+import sys
+sys.path.insert(0, {str(SCRIPTS)!r})
+
+onsuccess:
+    from crowdpriv.runtime import cancel_pending_timers
+
+    cancel_pending_timers()
+
+
+rule all:
+    input:
+        "a.txt",
+
+
+rule one:
+    output:
+        "a.txt",
+    shell:
+        "touch {{output}}"
+""")
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(SNAKEMAKE), "--cores", "1", "--scheduler", "greedy",
+         "--max-jobs-per-timespan", "1000/10s"], cwd=folder, env=snakemake_env(),
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert time.monotonic() - started < 8  # not the 10 s window
+    profile = (Path(__file__).resolve().parents[1] / "profiles/default/config.yaml").read_text()
+    assert 'max-jobs-per-timespan: "1000/10s"' in profile

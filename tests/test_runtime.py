@@ -337,3 +337,19 @@ def test_reproduction_cpu_measures_a_job_start_step_by_step(root):
     assert steps["numpy + pandas"] > steps["interpreter"]
     line = module.startup_lines({"a": 0.25, "b": 0.5}, 10, 50.0)[0]
     assert "a 0.25 + b 0.50 = 0.75 CPU-s; x 10 jobs = 7.5 CPU-s (15.0 % of the jobs' total" in line
+
+
+def test_pending_timers_are_cancelled_and_end_at_once():
+    import threading
+    import time
+
+    from crowdpriv.runtime import cancel_pending_timers
+
+    fired = []
+    timer = threading.Timer(60, lambda: fired.append(True))
+    timer.start()
+    assert cancel_pending_timers() >= 1
+    started = time.monotonic()
+    timer.join(timeout=5)
+    assert not timer.is_alive() and time.monotonic() - started < 5 and not fired
+    assert cancel_pending_timers() == 0
