@@ -53,20 +53,20 @@ onstart:
 # The run's whole CPU (the scheduler's own and its jobs', by getrusage) beside the jobs' records,
 # for benchmarks/reproduction_cpu.py; only after a run in which jobs ran and all succeeded. The
 # job server is stopped and waited for first, so its CPU is in the record.
-# The scheduler's last wake-up timers are cancelled (crowdpriv.runtime.cancel_pending_timers:
+# The scheduler's last wake-up timers are cancelled first (crowdpriv.runtime.cancel_pending_timers:
 # the default profile's max-jobs-per-timespan would otherwise hold the exit up to 10 s).
 onsuccess:
     from crowdpriv.jobserver import stop_server
     from crowdpriv.runtime import cancel_pending_timers, record_run_cpu
 
+    cancel_pending_timers()
     stop_server()
     record_run_cpu()
-    cancel_pending_timers()
 
 
 onerror:
     from crowdpriv.jobserver import stop_server
     from crowdpriv.runtime import cancel_pending_timers
 
-    stop_server()
     cancel_pending_timers()
+    stop_server()

@@ -120,6 +120,37 @@ def test_private_modules_are_imported_only_inside_their_package():
         ("crowdpriv.api", "crowdpriv.priscrowd._experiments")]
 
 
+def _snakemake_imports(path: Path) -> list[tuple[int, bool]]:
+    """(line, at the module's top level) of each import of snakemake in ``path``."""
+    tree = ast.parse(path.read_text())
+    top = {id(node) for node in tree.body}
+    found = []
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                 else [])
+        if any(n == "snakemake" or n.startswith("snakemake.") for n in names):
+            found.append((node.lineno, id(node) in top))
+    return found
+
+
+def test_the_core_imports_no_snakemake_but_the_job_servers_snakefile_side(tmp_path):
+    """The numeric core imports no snakemake (STYLE.md). The one exception is the pipeline's
+    plumbing in ``crowdpriv.jobserver``: the request that Snakemake's own process sends
+    (``script_without_launcher``) uses Snakemake's functions, imported inside those functions
+    only, so ``import crowdpriv.jobserver`` needs no Snakemake."""
+    offenders = {path.relative_to(SCRIPTS).as_posix(): lines
+                 for path in sorted(PACKAGE.rglob("*.py"))
+                 if (lines := _snakemake_imports(path))}
+    assert set(offenders) <= {"crowdpriv/jobserver.py"}, offenders
+    assert offenders["crowdpriv/jobserver.py"]
+    assert not any(top for _, top in offenders["crowdpriv/jobserver.py"])
+    # and the check can fail
+    sample = tmp_path / "sample.py"
+    sample.write_text("import numpy\nfrom snakemake.io import Namedlist\n")
+    assert _snakemake_imports(sample) == [(2, True)]
+
+
 # --- one owner per default ------------------------------------------------------------------
 
 

@@ -294,9 +294,10 @@ def test_a_server_that_dies_fails_its_running_job_which_does_not_run_again(tmp_p
 
 
 def test_a_run_ends_without_waiting_for_the_schedulers_wake_ups(tmp_path):
-    """With the default profile's 10 s job-rate window (profiles/default), the scheduler's last
-    wake-up timers would hold Snakemake's exit up to 10 s; the Snakefile's onsuccess cancels
-    them (crowdpriv.runtime.cancel_pending_timers)."""
+    """With the default profile's 10 s job-rate window (profiles/default): three jobs, each
+    waiting for the one before, start as soon as it ends (a job's end wakes the scheduler, not
+    the window), and the scheduler's last wake-up timers, which would hold Snakemake's exit up
+    to 10 s, are cancelled by the Snakefile's onsuccess (crowdpriv.runtime.cancel_pending_timers)."""
     folder = tmp_path / "wf"
     folder.mkdir()
     (folder / "Snakefile").write_text(f"""
@@ -311,14 +312,32 @@ onsuccess:
 
 rule all:
     input:
-        "a.txt",
+        "c.txt",
 
 
 rule one:
     output:
         "a.txt",
     shell:
-        "touch {{output}}"
+        "sleep 0.1; touch {{output}}"
+
+
+rule two:
+    input:
+        "a.txt",
+    output:
+        "b.txt",
+    shell:
+        "sleep 0.1; touch {{output}}"
+
+
+rule three:
+    input:
+        "b.txt",
+    output:
+        "c.txt",
+    shell:
+        "sleep 0.1; touch {{output}}"
 """)
     started = time.monotonic()
     done = subprocess.run(

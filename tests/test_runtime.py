@@ -339,17 +339,43 @@ def test_reproduction_cpu_measures_a_job_start_step_by_step(root):
     assert "a 0.25 + b 0.50 = 0.75 CPU-s; x 10 jobs = 7.5 CPU-s (15.0 % of the jobs' total" in line
 
 
-def test_pending_timers_are_cancelled_and_end_at_once():
+def test_the_schedulers_pending_timers_are_cancelled_and_no_other():
     import threading
     import time
 
-    from crowdpriv.runtime import cancel_pending_timers
+    from crowdpriv import runtime
 
     fired = []
-    timer = threading.Timer(60, lambda: fired.append(True))
-    timer.start()
-    assert cancel_pending_timers() >= 1
+
+    def wake_the_scheduler():
+        fired.append("scheduler")
+
+    def someone_elses():
+        fired.append("other")
+
+    wake_the_scheduler.__module__ = runtime.SCHEDULER_MODULE  # as Snakemake's lambda is
+    scheduler = threading.Timer(60, wake_the_scheduler)
+    other = threading.Timer(0.5, someone_elses)
+    scheduler.start()
+    other.start()
+    assert runtime.cancel_pending_timers() == 1
     started = time.monotonic()
-    timer.join(timeout=5)
-    assert not timer.is_alive() and time.monotonic() - started < 5 and not fired
-    assert cancel_pending_timers() == 0
+    scheduler.join(timeout=5)
+    assert not scheduler.is_alive() and time.monotonic() - started < 5
+    other.join(timeout=5)
+    assert fired == ["other"]  # left alone, it fired
+    assert runtime.cancel_pending_timers() == 0
+
+
+def test_snakemakes_scheduler_timer_is_defined_where_the_cancel_looks():
+    """The timers cancelled are the ones Snakemake 9.27.1's scheduler starts (a lambda in
+    ``JobScheduler._schedule_reevalutation``): the module named, and a Timer started there."""
+    import inspect
+
+    from snakemake.scheduling import job_scheduler
+
+    from crowdpriv.runtime import SCHEDULER_MODULE
+
+    assert job_scheduler.__name__ == SCHEDULER_MODULE
+    source = inspect.getsource(job_scheduler.JobScheduler._schedule_reevalutation)
+    assert "threading.Timer(" in source and "lambda" in source

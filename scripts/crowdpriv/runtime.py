@@ -434,23 +434,29 @@ def record_run_cpu(path: str | Path = RUN_RECORD) -> None:
     _write_record(path, record, "the run's CPU record")
 
 
-def cancel_pending_timers() -> int:
-    """Cancel the ``threading.Timer`` threads still waiting in this process; how many.
+#: The module whose ``threading.Timer`` threads :func:`cancel_pending_timers` cancels: Snakemake's
+#: scheduler, whose timers wake it once its job-rate window has passed.
+SCHEDULER_MODULE = "snakemake.scheduling.job_scheduler"
 
-    Called by the Snakefile's ``onsuccess`` and ``onerror``, after Snakemake's scheduler has
-    returned. At each scheduling pass that finds jobs ready, the scheduler starts a timer that
-    wakes it again once its job-rate window (``--max-jobs-per-timespan``) has passed, and every
-    job that starts or ends begins another such chain of wake-ups: with Snakemake's default
-    window of one second, a default run made 1,883 passes (about 2.3 CPU-s of the scheduler's
-    7). The default profile sets a window of ten seconds (202 passes); the last timers would
-    then hold the process up to ten seconds at exit, as Python waits for such threads, so they
-    are cancelled here. A job's start or end still wakes the scheduler at once.
+
+def cancel_pending_timers() -> int:
+    """Cancel the scheduler's wake-up timers still waiting in this process; how many.
+
+    Called first by the Snakefile's ``onsuccess`` and ``onerror``, once Snakemake's scheduler
+    has returned: Python waits for such timers before the process exits, and with the default
+    profile's job-rate window (``profiles/default/config.yaml`` says why it is 10 s) the last
+    ones would hold the exit up to that long. Only timers whose function was defined in
+    :data:`SCHEDULER_MODULE` are cancelled (other libraries' timers are left alone). A run that
+    ends without those hooks (``--no-hooks``, an exception Snakemake re-raises) still waits for
+    them, up to the window; no result changes either way.
     """
     import threading
 
     cancelled = 0
     for thread in threading.enumerate():
-        if isinstance(thread, threading.Timer) and thread.is_alive():
+        function = getattr(thread, "function", None)
+        if (isinstance(thread, threading.Timer) and thread.is_alive()
+                and getattr(function, "__module__", None) == SCHEDULER_MODULE):
             thread.cancel()
             cancelled += 1
     return cancelled
