@@ -1,11 +1,13 @@
 """Shared fixtures: the repository root, the local data mirror, the validated default config,
-and the one whole-pipeline run the end-to-end tests share (``full_run``)."""
+and the one whole-pipeline run the end-to-end tests share (``full_run``); and two polling
+helpers for tests that start processes (``wait_until``, ``gone``)."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,28 @@ ROOT = Path(__file__).resolve().parents[1]
 MIRROR = Path(os.environ.get("CROWDPRIV_MIRROR", ROOT.parent / "shared" / "datasets"))
 #: Merged over config/config.yaml, in this order, by every whole-pipeline run of tests/e2e/.
 E2E_CONFIGS = [str(ROOT / "config/quick.yaml"), str(ROOT / "tests/e2e/config.yaml")]
+
+
+def wait_until(condition, *, within: float) -> bool:
+    """Whether ``condition()`` holds within ``within`` seconds (polled every 0.05 s)."""
+    end = time.monotonic() + within
+    while not condition():
+        if time.monotonic() >= end:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def gone(pid: int, within: float = 10.0) -> bool:
+    """Whether process ``pid`` ends (and is reaped) within ``within`` seconds."""
+    def ended():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    return wait_until(ended, within=within)
 
 
 def snakemake_command(workdir: Path, mirror: Path, *targets: str, extra: tuple = (),

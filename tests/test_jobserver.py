@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import gone, wait_until
 from crowdpriv import jobserver
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
@@ -100,28 +101,6 @@ def launch(folder: Path, mode: str, **env) -> subprocess.CompletedProcess:
 
 def info(folder: Path) -> dict:
     return json.loads((folder / "info.json").read_text())
-
-
-def wait_until(condition, *, within: float) -> bool:
-    """Whether ``condition()`` holds within ``within`` seconds (polled every 0.05 s)."""
-    end = time.monotonic() + within
-    while not condition():
-        if time.monotonic() >= end:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def gone(pid: int, within: float = 10.0) -> bool:
-    """Whether process ``pid`` ends (and is reaped) within ``within`` seconds."""
-    def ended():
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-
-    return wait_until(ended, within=within)
 
 
 def test_a_job_runs_in_a_fork_with_the_launchers_directory_environment_and_streams(server):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import gone, wait_until
 from crowdpriv import jobserver
 
 pytestmark = pytest.mark.e2e
@@ -254,22 +255,14 @@ def test_ctrl_c_to_snakemake_reaches_the_running_job(tmp_path):
             process.kill()
             process.wait()
     assert (folder / "interrupted").read_text() == "KeyboardInterrupt"
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            os.kill(job, 0)
-        except ProcessLookupError:
-            break
-        assert time.monotonic() < deadline, "the job outlived Snakemake"
-        time.sleep(0.05)
+    assert gone(job), "the job outlived Snakemake"
     assert not (folder / "out/sleep.json").exists()
 
 
 def wait_for_file(path: Path, process: subprocess.Popen, within: float = 60) -> None:
-    deadline = time.monotonic() + within
-    while not path.exists():
-        assert time.monotonic() < deadline and process.poll() is None, process.stderr.read()
-        time.sleep(0.05)
+    """Until ``path`` exists, while ``process`` runs (its stderr in the failure)."""
+    wait_until(lambda: path.exists() or process.poll() is not None, within=within)
+    assert path.exists() and process.poll() is None, process.stderr.read()
 
 
 def test_a_server_that_dies_fails_its_running_job_which_does_not_run_again(tmp_path):

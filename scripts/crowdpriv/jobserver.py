@@ -267,7 +267,7 @@ def _close_all(fds) -> None:
 def _delegate(path: str, snakemake) -> None:
     global _NOT_USED
     main = sys.modules["__main__"]
-    ignored = [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN]
+    ignored = _ignored_signals()
     request = dict(
         script=os.path.realpath(getattr(main, "__file__", "") or ""), snakemake=snakemake,
         cwd=os.getcwd(), env=dict(os.environ), umask=_current_umask(), sys_path=list(sys.path),
@@ -302,23 +302,10 @@ def _wait_for(sock: socket.socket, child: int, ignored) -> None:
     """In a launcher whose job the server forked: pass signals on until the job ends, then
     exit with its status or die of its signal (never returns)."""
     sock.settimeout(None)
-    try:
-        target = os.pidfd_open(child)  # a signal then cannot reach a reused pid
-
-        def send(signum):
-            signal.pidfd_send_signal(target, signum)
-    except ProcessLookupError:  # already ended (and perhaps reaped): nothing to signal
-        def send(signum):
-            pass
-    except (AttributeError, OSError):  # no pidfd on this system
-        def send(signum):
-            os.kill(child, signum)
+    target = _signal_target(child)
 
     def forward(signum, _frame):
-        try:
-            send(signum)
-        except OSError:
-            pass
+        _send_signal(target, child, signum)
 
     def suspend(_signum, _frame):  # Ctrl-Z: stop the job, then this launcher, as asked
         forward(signal.SIGSTOP, _frame)  # (the job's group, in the server's session, is
@@ -344,6 +331,36 @@ def _wait_for(sock: socket.socket, child: int, ignored) -> None:
             pass
         os.kill(os.getpid(), -returncode)
     os._exit(returncode if 0 <= returncode < 256 else 1)
+
+
+def _ignored_signals() -> list[int]:
+    """The signals of :data:`_FORWARDED` this process ignores (a fork keeps them ignored)."""
+    return [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN]
+
+
+def _signal_target(pid: int):
+    """A pidfd of process ``pid`` (a signal then cannot reach a reused pid); None where there is
+    no pidfd (signals go by pid); False when the process has ended and been reaped."""
+    try:
+        return os.pidfd_open(pid)
+    except ProcessLookupError:
+        return False
+    except (AttributeError, OSError):
+        return None
+
+
+def _send_signal(target, pid: int, signum: int) -> None:
+    """``signum`` to ``pid`` through its :func:`_signal_target` (nothing when that is False);
+    a process already gone is not an error."""
+    try:
+        if target is False:
+            return
+        if target is not None:
+            signal.pidfd_send_signal(target, signum)
+        else:
+            os.kill(pid, signum)
+    except OSError:
+        pass
 
 
 def _current_umask() -> int:
@@ -486,30 +503,15 @@ def _ran_in_server(job: dict) -> bool:
 def _started(entry: dict, child: int) -> None:
     """The server forked ``child`` for ``entry``: from now on signals go to it, first those
     that came while the request was on its way."""
-    try:
-        handle = os.pidfd_open(child)  # a signal then cannot reach a reused pid
-    except ProcessLookupError:  # already ended and reaped: nothing left to signal
-        handle = False
-    except (AttributeError, OSError):  # no pidfd here: by pid
-        handle = None
+    handle = _signal_target(child)
     with _REQUESTED_LOCK:
-        if handle is False:
+        if handle is False:  # already ended and reaped: nothing left to signal
             _REQUESTED.pop(id(entry), None)
             return
         entry.update(pid=child, handle=handle)
         for signum in entry["pending"]:
-            _send_signal(entry, signum)
+            _send_signal(handle, child, signum)
         entry["pending"].clear()
-
-
-def _send_signal(entry: dict, signum: int) -> None:
-    try:
-        if entry["handle"] is not None:
-            signal.pidfd_send_signal(entry["handle"], signum)
-        else:
-            os.kill(entry["pid"], signum)
-    except OSError:
-        pass
 
 
 def _wait_as_launcher(sock: socket.socket, child: int, bench_record) -> int:
@@ -588,10 +590,10 @@ def _launcher_request(job: dict) -> dict | None:
                                                                           "scripts"))]
     sys_path = [*first, *_SERVER.get("fresh_sys_path", sys.path[1:]), *search,
                 PIP_DEPLOYMENTS_PATH]
-    ignored = [int(s) for s in _FORWARDED if signal.getsignal(s) == signal.SIG_IGN]
     return dict(
         script=script, snakemake=snakemake, cwd=cwd, env=env, umask=_umask(),
-        sys_path=sys_path, argv=[script], executable=sys.executable, ignored_signals=ignored,
+        sys_path=sys_path, argv=[script], executable=sys.executable,
+        ignored_signals=_ignored_signals(),
         state=_process_state(), launcher_pid=os.getpid(), launcher_cpu_s=0.0,
         launcher_started_at=time.time(), without_launcher=True)
 
@@ -621,7 +623,7 @@ def _pass_on(signum, frame) -> None:
             if entry["pid"] is None:  # asked for, not forked yet: delivered once it is
                 entry["pending"].append(sent)
             else:
-                _send_signal(entry, sent)
+                _send_signal(entry["handle"], entry["pid"], sent)
     previous = _REPLACED_HANDLERS.get(signum, signal.SIG_DFL)
     if callable(previous):
         previous(signum, frame)
